@@ -1,0 +1,87 @@
+import Type, { type Static } from "typebox";
+import { defineContract } from "../define.js";
+import { PluginName, SemVer } from "../shared.js";
+
+/** A plugin name or channel name, hard, or `{ name, optional: true }` (applies only when present). */
+export const Reference = Type.Union([
+  Type.String({ minLength: 1 }),
+  Type.Object({ name: Type.String({ minLength: 1 }), optional: Type.Boolean() }, { additionalProperties: false }),
+]);
+export type Reference = Static<typeof Reference>;
+
+const AccessList = Type.Array(Reference);
+
+export const HookDeclaration = Type.Object(
+  { observes: Type.Optional(AccessList), mutates: Type.Optional(AccessList), retries: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
+export type HookDeclaration = Static<typeof HookDeclaration>;
+
+export const ReducerSpec = Type.Union([
+  Type.Union([Type.Literal("replace"), Type.Literal("append"), Type.Literal("append-set"), Type.Literal("sum")]),
+  Type.Object(
+    { kind: Type.Literal("append-set"), key: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      kind: Type.Literal("merge-by-id"),
+      key: Type.String({ minLength: 1 }),
+      guard: Type.Optional(Type.Literal("no-terminal-downgrade")),
+      keepNewest: Type.Optional(Type.Integer({ minimum: 1 })),
+    },
+    { additionalProperties: false },
+  ),
+]);
+export type ReducerSpec = Static<typeof ReducerSpec>;
+
+export const ChannelDeclaration = Type.Object(
+  {
+    schema: Type.Record(Type.String(), Type.Unknown()),
+    reducer: ReducerSpec,
+    contract: Type.Optional(Type.String({ pattern: "^[a-z][a-z0-9-]*@\\d+$" })),
+    description: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type ChannelDeclaration = Static<typeof ChannelDeclaration>;
+
+const ContractRef = Type.String({ pattern: "^[a-z][a-z0-9-]*@\\S+$" });
+
+export const ManifestV1 = Type.Object(
+  {
+    name: PluginName,
+    version: SemVer,
+    kind: Type.Union([Type.Literal("middleware"), Type.Literal("service")]),
+    kernel: Type.String({ minLength: 1 }),
+    description: Type.String(),
+    hooks: Type.Object(
+      {
+        beforeAgent: Type.Optional(HookDeclaration),
+        beforeModel: Type.Optional(HookDeclaration),
+        wrapModelCall: Type.Optional(HookDeclaration),
+        afterModel: Type.Optional(HookDeclaration),
+        wrapToolCall: Type.Optional(HookDeclaration),
+        afterAgent: Type.Optional(HookDeclaration),
+      },
+      { additionalProperties: false },
+    ),
+    requiresBefore: Type.Optional(Type.Array(Reference)),
+    observes: Type.Optional(AccessList),
+    mutates: Type.Optional(AccessList),
+    channels: Type.Optional(Type.Record(Type.String({ pattern: "^[a-zA-Z][a-zA-Z0-9._-]*$" }), ChannelDeclaration)),
+    contracts: Type.Optional(
+      Type.Object(
+        { produces: Type.Optional(Type.Array(ContractRef)), consumes: Type.Optional(Type.Array(ContractRef)) },
+        { additionalProperties: false },
+      ),
+    ),
+    config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    provides: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    requires: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  },
+  { additionalProperties: false },
+);
+export type ManifestV1 = Static<typeof ManifestV1>;
+
+export default defineContract("manifest", 1, "Keel plugin manifest", ManifestV1);

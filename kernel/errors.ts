@@ -1,0 +1,211 @@
+/**
+ * Every error Keel raises has a stable code `KEEL_ERR_<AREA>_<PROBLEM>`, a description
+ * and a "how to solve" line. `docs/errors.md` is generated from this table
+ * (`keel docs build`) and a test keeps the two in sync.
+ */
+export interface ErrorSpec {
+  readonly description: string;
+  readonly solve: string;
+}
+
+export const ERRORS = {
+  KEEL_ERR_MANIFEST_INVALID: {
+    description: "A plugin manifest does not match the manifest@1 contract; the message names the field (JSON pointer).",
+    solve: "Fix the named manifest field; `keel plugin check MODULE` lists every problem at once.",
+  },
+  KEEL_ERR_MANIFEST_HOOKS: {
+    description: "The hooks a manifest declares differ from the hook functions the plugin supplies.",
+    solve: "Declare every implemented hook under `manifest.hooks` and implement every declared one.",
+  },
+  KEEL_ERR_PLUGIN_MODULE_INVALID: {
+    description: "A plugin module could not be loaded or does not default-export a plugin (`{ manifest, hooks }`).",
+    solve: "Default-export what `definePlugin` returns, or a plain `{ manifest, hooks }` object, from a .js/.mjs module.",
+  },
+  KEEL_ERR_COMPOSE_UNKNOWN_PLUGIN: {
+    description: "A stack names a plugin that is neither built in nor loaded with `--plugin` / `module`.",
+    solve: "Check the spelling, load the module with `--plugin FILE`, or use `{ module: \"./path.js\" }` in the stack.",
+  },
+  KEEL_ERR_COMPOSE_DUPLICATE: {
+    description: "Two plugins in one stack have the same name.",
+    solve: "Keep one of them; plugin names must be unique within a stack.",
+  },
+  KEEL_ERR_COMPOSE_KERNEL_RANGE: {
+    description: "A plugin's `kernel` range does not include this kernel's version.",
+    solve: "Upgrade the plugin, or widen its `kernel` range if it really supports this kernel.",
+  },
+  KEEL_ERR_COMPOSE_CHANNEL_OWNER: {
+    description: "A channel is declared by more than one owner (the kernel or plugins).",
+    solve: "Give each channel exactly one owner; other plugins observe or mutate it without declaring it.",
+  },
+  KEEL_ERR_COMPOSE_UNKNOWN_CHANNEL: {
+    description: "A plugin observes or mutates a channel that no plugin in the stack (nor the kernel) owns.",
+    solve: "Add the owning plugin to the stack, fix the channel name, or declare the access `{ name, optional: true }`.",
+  },
+  KEEL_ERR_COMPOSE_CONTRACT: {
+    description: "A plugin consumes a contract range that no plugin in the stack (nor the kernel) produces.",
+    solve: "Add a plugin that produces a matching version, or widen the consumed range.",
+  },
+  KEEL_ERR_COMPOSE_MISSING_PORT: {
+    description: "A plugin requires a port (e.g. `workspace`, `store`) that no plugin in the stack provides.",
+    solve: "Add a service plugin that provides the port to the stack.",
+  },
+  KEEL_ERR_COMPOSE_MISSING_DEP: {
+    description: "A plugin's hard `requiresBefore` dependency, or a plugin named in `order`, is not in the stack.",
+    solve: "Add the required plugin, or make the entry `{ name, optional: true }` if it is only an ordering rule.",
+  },
+  KEEL_ERR_COMPOSE_CYCLE: {
+    description: "The ordering constraints (`requiresBefore` and `order`) form a cycle; the message shows the whole path and the declaration behind each edge.",
+    solve: "Remove or reverse one of the listed edges.",
+  },
+  KEEL_ERR_COMPOSE_RACE: {
+    description: "Two plugins access the same channel in the same hook (write/write or read/write) with no order between them.",
+    solve: "Add one of the suggested pairs to the stack's `order`, or declare a `requiresBefore` edge in one plugin.",
+  },
+  KEEL_ERR_COMPOSE_REJECTED: {
+    description: "A stack did not compose; `CompositionError.problems` lists every problem, each with its own code.",
+    solve: "Fix each listed problem; `keel compose STACK` prints them all with their fixes.",
+  },
+  KEEL_ERR_COMPOSITION_FROZEN: {
+    description: "An attempt was made to change a composition after it was built.",
+    solve: "Compose a new stack instead of editing a composition.",
+  },
+  KEEL_ERR_CONFIG_INVALID: {
+    description: "A plugin's options do not match its config schema; the message gives the JSON pointer.",
+    solve: "Fix the option at the given pointer (see the plugin's README for names and defaults).",
+  },
+  KEEL_ERR_CONFIG_UNKNOWN_PLUGIN: {
+    description: "Config was given for a plugin that is not in the stack.",
+    solve: "Remove the config entry or add the plugin to the stack.",
+  },
+  KEEL_ERR_STACK_INVALID: {
+    description: "A stack file does not match the stack@1 contract, or cannot be read.",
+    solve: "Fix the stack file at the given JSON pointer.",
+  },
+  KEEL_ERR_STACK_NOT_FOUND: {
+    description: "A stack name is neither built in (`lead`, `subagent`) nor an existing file.",
+    solve: "Use a built-in stack name or a path to a stack@1 JSON file.",
+  },
+  KEEL_ERR_HOOK_UNDECLARED_MUTATION: {
+    description: "A hook wrote a channel outside its manifest's `mutates`.",
+    solve: "Declare the channel in `mutates` (for that hook or the plugin), or stop writing it.",
+  },
+  KEEL_ERR_HOOK_NEXT_TWICE: {
+    description: "A wrap hook called `next()` more than once without declaring `retries: true` for that hook.",
+    solve: "Call `next()` once, or declare `hooks.<hook>.retries: true` in the manifest.",
+  },
+  KEEL_ERR_PLUGIN_FAILED: {
+    description: "A plugin hook threw an exception; the run ended `failed` and the message names the plugin and hook.",
+    solve: "Fix the plugin; the original error is kept as `cause` and in the journal.",
+  },
+  KEEL_ERR_MODEL_FAILED: {
+    description: "The model provider returned an error that no plugin handled.",
+    solve: "Check the provider message; add the error-fallback plugin to retry transient errors.",
+  },
+  KEEL_ERR_RUN_CANCELLED: {
+    description: "The run was cancelled through its AbortSignal.",
+    solve: "Nothing to fix; start a new run if the work is still needed.",
+  },
+  KEEL_ERR_TOOL_UNKNOWN: {
+    description: "The model called a tool that is not bound; the call got an error result and the run went on.",
+    solve: "Bind the tool (through a plugin's `tools`) or correct the model's instructions.",
+  },
+  KEEL_ERR_TOOL_FAILED: {
+    description: "A tool threw; the kernel turned the exception into an error tool result.",
+    solve: "See the tool result for the error; fix the tool or its input.",
+  },
+  KEEL_ERR_WORKSPACE_ESCAPE: {
+    description: "A workspace tool was given a path outside the thread's workspace (directly or through a symlink).",
+    solve: "Use a path relative to the workspace root.",
+  },
+  KEEL_ERR_CONTRACT_VIOLATION: {
+    description: "A payload written to a contract-typed channel, or handed across a contract boundary, does not validate.",
+    solve: "Fix the payload at the given JSON pointer; invalid payloads fail closed.",
+  },
+  KEEL_ERR_CONTRACT_UNKNOWN: {
+    description: "A contract name or version is not known to this Keel.",
+    solve: "Use `name@version` of a published contract (see `schemas/`).",
+  },
+  KEEL_ERR_SCENARIO_INVALID: {
+    description: "A scenario file does not match scenario@1; the message names the JSON pointer.",
+    solve: "Fix the scenario at the given pointer (INTERFACES.md, scenario@1).",
+  },
+  KEEL_ERR_SCHEMAS_DRIFT: {
+    description: "The committed `schemas/` differ from what `contracts/` generates.",
+    solve: "Run `npx keel schemas build` and commit the result.",
+  },
+  KEEL_ERR_DOCS_DRIFT: {
+    description: "A generated document under `docs/` differs from what the code generates.",
+    solve: "Run `npx keel docs build` and commit the result.",
+  },
+  KEEL_ERR_CLI_USAGE: {
+    description: "The command line is malformed (unknown command or flag, missing argument).",
+    solve: "Run `keel --help` for the commands and flags.",
+  },
+  KEEL_ERR_CLI_FILE: {
+    description: "A file named on the command line does not exist or cannot be read.",
+    solve: "Check the path.",
+  },
+  KEEL_ERR_CLI_JSON: {
+    description: "A file named on the command line is not valid JSON.",
+    solve: "Fix the JSON syntax at the reported position.",
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type KeelErrorCode = keyof typeof ERRORS;
+
+export interface KeelErrorOptions {
+  /** JSON pointer of the offending value, when there is one. */
+  pointer?: string;
+  cause?: unknown;
+  /** The plugin and hook an error was raised in. */
+  plugin?: string;
+  hook?: string;
+}
+
+export class KeelError extends Error {
+  readonly code: KeelErrorCode;
+  readonly pointer?: string;
+  readonly plugin?: string;
+  readonly hook?: string;
+
+  constructor(code: KeelErrorCode, message: string, options: KeelErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "KeelError";
+    this.code = code;
+    if (options.pointer !== undefined) this.pointer = options.pointer;
+    if (options.plugin !== undefined) this.plugin = options.plugin;
+    if (options.hook !== undefined) this.hook = options.hook;
+  }
+
+  override toString(): string {
+    return `${this.code}: ${this.message}`;
+  }
+}
+
+export function isKeelError(value: unknown): value is KeelError {
+  return value instanceof KeelError;
+}
+
+/** One problem found while composing; `CompositionError` carries every one of them. */
+export interface CompositionProblem {
+  code: KeelErrorCode;
+  message: string;
+  plugins: string[];
+  hook?: string;
+  channel?: string;
+  cycle?: string[];
+  fix?: string;
+  pointer?: string;
+}
+
+export class CompositionError extends Error {
+  readonly code = "KEEL_ERR_COMPOSE_REJECTED";
+  readonly problems: readonly CompositionProblem[];
+
+  constructor(problems: CompositionProblem[]) {
+    const lines = problems.map((p) => `  ${p.code}: ${p.message}`);
+    super(`The stack does not compose (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${lines.join("\n")}`);
+    this.name = "CompositionError";
+    this.problems = Object.freeze(problems.map((p) => Object.freeze({ ...p })));
+  }
+}

@@ -1,0 +1,44 @@
+import { KeelError } from "../errors.js";
+import { validateManifest } from "./validate-manifest.js";
+import type { Hooks, KeelTool, Manifest, Plugin } from "./types.js";
+
+export interface PluginDefinition {
+  manifest: Manifest;
+  hooks?: Hooks;
+  tools?: readonly KeelTool[];
+}
+
+/**
+ * Declare a plugin. The manifest is validated (manifest@1, hooks declared = implemented)
+ * and the result is frozen.
+ *
+ * @example
+ * export default definePlugin({
+ *   manifest: { name: "audit", version: "1.0.0", kind: "middleware", kernel: ">=0.1.0",
+ *     description: "Counts model calls", hooks: { afterModel: { observes: ["messages"] } } },
+ *   hooks: { afterModel: (state) => { count++; } },
+ * });
+ */
+export function definePlugin(definition: PluginDefinition): Plugin {
+  const plugin = toPlugin(definition);
+  const problems = validateManifest(plugin);
+  if (problems.length > 0) {
+    const first = problems[0]!;
+    throw new KeelError(first.code, problems.map((p) => p.message).join("; "), first.pointer === undefined ? {} : { pointer: first.pointer });
+  }
+  return plugin;
+}
+
+/** Normalize a plain `{ manifest, hooks, tools? }` (e.g. a module's default export) into a frozen Plugin. */
+export function toPlugin(definition: PluginDefinition): Plugin {
+  const plugin: Plugin = {
+    manifest: definition.manifest,
+    hooks: Object.freeze({ ...(definition.hooks ?? {}) }),
+    ...(definition.tools ? { tools: Object.freeze([...definition.tools]) } : {}),
+  };
+  return Object.freeze(plugin);
+}
+
+export function isPluginLike(value: unknown): value is PluginDefinition {
+  return typeof value === "object" && value !== null && typeof (value as { manifest?: unknown }).manifest === "object";
+}

@@ -1,0 +1,109 @@
+import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { HookName } from "../../contracts/shared.js";
+import type { ManifestV1 } from "../../contracts/manifest/v1.js";
+
+export type { HookName };
+export type Manifest = ManifestV1;
+
+/** The channels a hook may see: only those it observes or mutates. */
+export type ChannelState = Readonly<Record<string, unknown>>;
+/** A partial update of channels, applied through each channel's reducer. */
+export type ChannelUpdate = Record<string, unknown>;
+
+/** The identity of the run a hook is executing in. */
+export interface RunIdentity {
+  readonly threadId: string;
+  readonly runId: string;
+  /** `lead`, or `lead/<taskToolCallId>` for a child. */
+  readonly agent: string;
+  /** Model-call number of this agent in this run (1-based); 0 before the first call. */
+  readonly turn: number;
+}
+
+/** Data of a `guard` stream event (stream-event@1). */
+export interface GuardEventData {
+  action: "warn" | "strip" | "block" | "refuse" | "retry" | "stop";
+  reason: string;
+  detail?: string;
+}
+
+export interface HookContext extends RunIdentity {
+  readonly plugin: string;
+  readonly hook: HookName;
+  /** The plugin's validated options (defaults applied). */
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly signal: AbortSignal;
+  /** Emit a stream event of this run (`guard`, `custom`, ...). */
+  emit(event: string, data: unknown): void;
+  /** Emit a `guard` event and journal it. */
+  guard(data: GuardEventData): void;
+  /** Wrap hooks only: write channels; checked against `mutates`, applied when the node finishes. */
+  update(partial: ChannelUpdate): void;
+  /** Summarize messages through the kernel port (a model call that is not a turn). */
+  summarize(messages: BaseMessage[]): Promise<string>;
+  /** ISO-8601 time from the run's clock (fixed in scenarios). */
+  now(): string;
+}
+
+/** A tool as the kernel binds it: JSON Schema arguments and a plain function. */
+export interface KeelTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  schema: Record<string, unknown>;
+  invoke(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> | ToolOutput;
+}
+
+export type ToolOutput = string | { content: string; status?: "success" | "error"; artifact?: unknown };
+
+export interface ToolContext extends RunIdentity {
+  readonly toolCallId: string;
+  /** Options of the plugin that supplied the tool. */
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly signal: AbortSignal;
+  now(): string;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  /** Messages as they will be sent, system message first. Wrap hooks may replace this array. */
+  messages: BaseMessage[];
+  /** Tools bound for this call (none on a forced final call). */
+  tools: KeelTool[];
+  /** The hook's view of the channels (read-only). */
+  state: ChannelState;
+  /** True for the forced final call after a stop request or the turn cap. */
+  forced: boolean;
+}
+
+export interface ToolRequest {
+  toolCall: ToolCall;
+  /** The tool that will run, or undefined when the model named an unknown tool. */
+  tool: KeelTool | undefined;
+  state: ChannelState;
+}
+
+type Awaitable<T> = T | Promise<T>;
+export type StateHook = (state: ChannelState, ctx: HookContext) => Awaitable<ChannelUpdate | void | undefined>;
+export type ModelHandler = (request: ModelRequest) => Promise<AIMessage>;
+export type ToolHandler = (request: ToolRequest) => Promise<ToolMessage>;
+
+export interface Hooks {
+  beforeAgent?: StateHook;
+  beforeModel?: StateHook;
+  wrapModelCall?: (request: ModelRequest, next: ModelHandler, ctx: HookContext) => Promise<AIMessage>;
+  afterModel?: StateHook;
+  wrapToolCall?: (request: ToolRequest, next: ToolHandler, ctx: HookContext) => Promise<ToolMessage>;
+  afterAgent?: StateHook;
+}
+
+export interface Plugin {
+  readonly manifest: Manifest;
+  readonly hooks: Hooks;
+  readonly tools?: readonly KeelTool[];
+}
