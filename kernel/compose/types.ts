@@ -38,11 +38,16 @@ export interface OrderingEdge {
   reason: string;
 }
 
-export interface ResolvedChannel extends ChannelDeclaration {
+/** Kernel channels may also use the LangGraph messages reducer (merge by id, removal). */
+export type ChannelReducer = ReducerSpec | "messages";
+
+export interface ResolvedChannel extends Omit<ChannelDeclaration, "reducer"> {
   name: string;
   /** `kernel` or the owning plugin's name. */
   owner: string;
-  reducer: ReducerSpec;
+  reducer: ChannelReducer;
+  /** Kernel channels plugins may read but never write (`runMeta`, request pseudo-channels they do not wrap). */
+  readOnly?: boolean;
   /** Whether writes commute (append-set, sum): such writes never race with each other. */
   commutative: boolean;
 }
