@@ -1,0 +1,246 @@
+import type { ErrorObject } from "ajv";
+import { KeelError } from "../kernel/errors.js";
+import { compileSchema, toIssues, type ValidationIssue, type ValidationResult } from "./ajv.js";
+import { publishedSchema, type ContractDefinition } from "./define.js";
+import journalEntryV1 from "./journal-entry/v1.js";
+import manifestV1 from "./manifest/v1.js";
+import runReportV1 from "./run-report/v1.js";
+import scenarioV1 from "./scenario/v1.js";
+import stackV1 from "./stack/v1.js";
+import statusV2 from "./status/v2.js";
+import streamEventV1 from "./stream-event/v1.js";
+
+/** Every published contract; `keel schemas build` writes one schema file per entry. */
+export const contracts: readonly ContractDefinition[] = Object.freeze([
+  manifestV1,
+  stackV1,
+  statusV2,
+  scenarioV1,
+  runReportV1,
+  streamEventV1,
+  journalEntryV1,
+]);
+
+export interface ContractRef {
+  name: string;
+  version: number;
+}
+
+export interface ValidateOptions {
+  /**
+   * Tolerant reader: drop properties the schema does not know (a payload from a newer
+   * revision of the same major) before validating. The caller's payload is not touched.
+   */
+  tolerant?: boolean;
+}
+
+const byRef = new Map<string, ContractDefinition>(contracts.map((def) => [`${def.name}@${def.version}`, def]));
+const published = new Map<ContractDefinition, Record<string, unknown>>();
+
+/**
+ * Parse `name@version` (`status@2`; `status@v2` is accepted too).
+ *
+ * @example
+ * parseContractRef("run-report@1"); // { name: "run-report", version: 1 }
+ */
+export function parseContractRef(ref: string): ContractRef {
+  const match = /^([a-z][a-z0-9-]*)@v?(\d+)$/.exec(ref.trim());
+  if (!match) {
+    throw new KeelError("KEEL_ERR_CONTRACT_UNKNOWN", `\`${ref}\` is not a contract reference; expected \`name@version\`, e.g. \`status@2\``);
+  }
+  return { name: match[1]!, version: Number(match[2]) };
+}
+
+/** The definition of `name@version`; `getContract("status@2")` works too. Throws KEEL_ERR_CONTRACT_UNKNOWN. */
+export function getContract(name: string, version?: number): ContractDefinition {
+  const ref = version === undefined ? parseContractRef(name) : { name, version };
+  const def = byRef.get(`${ref.name}@${ref.version}`);
+  if (!def) {
+    const known = contracts.map((c) => `${c.name}@${c.version}`).join(", ");
+    throw new KeelError("KEEL_ERR_CONTRACT_UNKNOWN", `unknown contract \`${ref.name}@${ref.version}\`; known: ${known}`);
+  }
+  return def;
+}
+
+function resolve(ref: string | ContractRef): ContractDefinition {
+  return typeof ref === "string" ? getContract(ref) : getContract(ref.name, ref.version);
+}
+
+/** The published JSON Schema of a contract (cached, so its validator is compiled once). */
+export function contractSchema(ref: string | ContractRef): Record<string, unknown> {
+  const def = resolve(ref);
+  let schema = published.get(def);
+  if (!schema) {
+    schema = publishedSchema(def);
+    published.set(def, schema);
+  }
+  return schema;
+}
+
+/**
+ * Validate a payload against a contract. Errors carry the JSON pointer of the offending value.
+ *
+ * @example
+ * validate("status@2", { contract: "status", version: 2, status: "ok" });
+ * // { valid: false, errors: [{ pointer: "/status", message: "must be equal to one of the allowed values" }, ...] }
+ */
+export function validate(ref: string | ContractRef, payload: unknown, options: ValidateOptions = {}): ValidationResult {
+  return check(ref, payload, options).result;
+}
+
+/**
+ * Validate and return the payload (in tolerant mode, the pruned copy). Throws
+ * KEEL_ERR_CONTRACT_VIOLATION, with the pointer of the first problem, when invalid.
+ */
+export function assertValid<T = unknown>(ref: string | ContractRef, payload: unknown, options: ValidateOptions = {}): T {
+  const { value, result } = check(ref, payload, options);
+  if (!result.valid) {
+    const def = resolve(ref);
+    const list = result.errors.map((e) => `${e.pointer || "/"}: ${e.message}`).join("; ");
+    throw new KeelError("KEEL_ERR_CONTRACT_VIOLATION", `payload is not a valid ${def.name}@${def.version}: ${list}`, {
+      pointer: result.errors[0]?.pointer ?? "",
+    });
+  }
+  return value as T;
+}
+
+function check(ref: string | ContractRef, payload: unknown, options: ValidateOptions): { value: unknown; result: ValidationResult } {
+  const schema = contractSchema(ref);
+  const fn = compileSchema(schema);
+  const value = options.tolerant ? dropUnknownProperties(schema, structuredClone(payload)) : payload;
+  const valid = fn(value) as boolean;
+  return { value, result: { valid, errors: valid ? [] : dedupe(toIssues(narrowUnionErrors(fn.errors ?? []))) } };
+}
+
+type Schema = Record<string, unknown>;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Remove, in place, every property a closed part of `schema` does not know, following
+ * `properties`, `patternProperties`, `additionalProperties`, `items`/`prefixItems` and
+ * unions. A union branch is chosen by trying each on its own copy: the first one the
+ * pruned value satisfies wins; when none does, the value is left as it is so the real
+ * violation is reported.
+ */
+export function dropUnknownProperties(schema: unknown, value: unknown): unknown {
+  if (!isObject(schema)) return value;
+  if (Array.isArray(value)) {
+    const prefix = Array.isArray(schema.prefixItems) ? (schema.prefixItems as unknown[]) : [];
+    for (let i = 0; i < value.length; i++) {
+      value[i] = dropUnknownProperties(i < prefix.length ? prefix[i] : schema.items, value[i]);
+    }
+  } else if (isObject(value)) {
+    pruneObject(schema, value);
+  }
+  for (const key of ["anyOf", "oneOf"] as const) {
+    const branches = schema[key];
+    if (!Array.isArray(branches)) continue;
+    for (const branch of branches as Schema[]) {
+      const candidate = dropUnknownProperties(branch, structuredClone(value));
+      if (compileSchema(branch)(candidate)) return candidate;
+    }
+  }
+  if (Array.isArray(schema.allOf)) {
+    for (const branch of schema.allOf as unknown[]) value = dropUnknownProperties(branch, value);
+  }
+  return value;
+}
+
+function pruneObject(schema: Schema, value: Record<string, unknown>): void {
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const patterns = Object.entries(isObject(schema.patternProperties) ? schema.patternProperties : {}).map(
+    ([pattern, sub]) => [new RegExp(pattern, "u"), sub] as const,
+  );
+  const additional = schema.additionalProperties;
+  for (const key of Object.keys(value)) {
+    let known = false;
+    if (Object.hasOwn(properties, key)) {
+      known = true;
+      value[key] = dropUnknownProperties(properties[key], value[key]);
+    }
+    for (const [regex, sub] of patterns) {
+      if (regex.test(key)) {
+        known = true;
+        value[key] = dropUnknownProperties(sub, value[key]);
+      }
+    }
+    if (known) continue;
+    if (additional === false) delete value[key];
+    else value[key] = dropUnknownProperties(additional, value[key]);
+  }
+}
+
+function pointerOf(error: ErrorObject): string {
+  return toIssues([error])[0]!.pointer;
+}
+
+/**
+ * AJV reports every failed branch of an `anyOf`. Keep only the branch the value was
+ * meant for: the one whose first `const` mismatch (a discriminator such as `event`) is
+ * deepest, then the one that got furthest into the value. So an invalid `guard` event
+ * reports `/data/action`, not "`event` must be `values`" for nine other branches.
+ */
+function narrowUnionErrors(errors: ErrorObject[]): ErrorObject[] {
+  let kept = [...errors];
+  const unions = errors
+    .filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf")
+    .sort((a, b) => b.schemaPath.length - a.schemaPath.length);
+  for (const union of unions) {
+    const prefix = `${union.schemaPath}/`;
+    const inside = (e: ErrorObject) =>
+      e !== union &&
+      e.schemaPath.startsWith(prefix) &&
+      (e.instancePath === union.instancePath || e.instancePath.startsWith(`${union.instancePath}/`));
+    const branchOf = (e: ErrorObject) => e.schemaPath.slice(prefix.length).split("/")[0]!;
+    const scores = new Map<string, { constDepth: number; depth: number }>();
+    for (const e of kept.filter(inside)) {
+      const depth = pointerOf(e).split("/").length;
+      const score = scores.get(branchOf(e)) ?? { constDepth: Infinity, depth: 0 };
+      if (e.keyword === "const") score.constDepth = Math.min(score.constDepth, depth);
+      score.depth = Math.max(score.depth, depth);
+      scores.set(branchOf(e), score);
+    }
+    if (scores.size === 0) continue;
+    const discriminator = sharedConstMismatch(kept.filter(inside), branchOf, scores.size);
+    if (discriminator) {
+      kept = kept.flatMap((e) => (e === union ? [discriminator] : inside(e) ? [] : [e]));
+      continue;
+    }
+    const bestConst = Math.max(...[...scores.values()].map((s) => s.constDepth));
+    const bestDepth = Math.max(...[...scores.values()].filter((s) => s.constDepth === bestConst).map((s) => s.depth));
+    const winners = new Set([...scores].filter(([, s]) => s.constDepth === bestConst && s.depth === bestDepth).map(([branch]) => branch));
+    kept = kept.filter((e) => (e === union ? winners.size > 1 : !inside(e) || winners.has(branchOf(e))));
+  }
+  return kept;
+}
+
+/**
+ * When every branch fails on a `const` at one and the same pointer (an `event` no
+ * branch knows), the only useful message is the list of values that would do.
+ */
+function sharedConstMismatch(errors: ErrorObject[], branchOf: (e: ErrorObject) => string, branches: number): ErrorObject | undefined {
+  const consts = errors.filter((e) => e.keyword === "const");
+  const pointers = new Set(consts.map((e) => e.instancePath));
+  if (pointers.size !== 1 || new Set(consts.map(branchOf)).size !== branches) return undefined;
+  const allowed = [...new Set(consts.map((e) => (e.params as { allowedValue: unknown }).allowedValue))];
+  const first = consts[0]!;
+  return {
+    ...first,
+    keyword: "enum",
+    params: { allowedValues: allowed },
+    message: `must be one of ${allowed.map((v) => `\`${JSON.stringify(v)}\``).join(", ")}`,
+  };
+}
+
+function dedupe(issues: ValidationIssue[]): ValidationIssue[] {
+  const seen = new Set<string>();
+  return issues.filter((issue) => {
+    const key = `${issue.pointer}\u0000${issue.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,2 @@
+export { compose } from "./compose.js";
+export type * from "./types.js";

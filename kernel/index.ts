@@ -1,0 +1,17 @@
+export { definePlugin, toPlugin, isPluginLike, type PluginDefinition } from "./plugin/define-plugin.js";
+export { validateManifest, type ManifestProblem } from "./plugin/validate-manifest.js";
+export type * from "./plugin/types.js";
+export { compose } from "./compose/index.js";
+export type * from "./compose/types.js";
+export { ERRORS, KeelError, CompositionError, isKeelError, type KeelErrorCode, type CompositionProblem, type ErrorSpec } from "./errors.js";
+export { KERNEL_CHANNELS, KERNEL_PRODUCES, PSEUDO_CHANNELS } from "./channels/kernel-channels.js";
+export { reduceChannel, initialValue, isCommutativeReducer } from "./channels/reducers.js";
+export { createAgentRuntime, type AgentRuntime, type AgentRuntimeOptions, type RunOptions, type RunResult } from "./loop/runtime.js";
+export { RunScope, steppingClock, systemClock, type Clock, type RunSink, type StreamEventRecord, type JournalRecord, type ModelRequestRecord } from "./loop/run-scope.js";
+export { deriveStatus, primaryStopReason, type StatusV2Payload, type StopReason, type StopReasonEntry, type RunError } from "./loop/status.js";
+export { keelMeta, setKeelMeta, isHidden, messageText, usableText, lastAssistant, type KeelMessageMeta, type NormalizedFinish } from "./loop/message-meta.js";
+export { normalizeFinish, normalizeUsage, type TokenUsage } from "./loop/normalize.js";
+export { extractiveSummary, modelSummarizer, type Summarizer } from "./loop/summarize.js";
+export { toReportMessage, type ReportMessage } from "./report/report-message.js";
+export { canonicalJson, sha256Hex } from "./hashing.js";
+export { KERNEL_VERSION } from "./version.js";

@@ -1,0 +1,106 @@
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import type { ChannelUpdate } from "../plugin/types.js";
+import { finishRun, toRunError } from "./finish.js";
+import { LocalState } from "./local-state.js";
+import type { LoopState, RunDeps } from "./loop-state.js";
+import { setKeelMeta } from "./message-meta.js";
+import { modelInvoker } from "./model-call.js";
+import { normalizeUsage } from "./normalize.js";
+import type { StopReasonEntry } from "./status.js";
+import { appendKernelText, describeStops, pendingStops, stripToolCalls } from "./stops.js";
+
+/**
+ * One LangGraph node per model phase: beforeModel chain → wrapModelCall onion → model →
+ * afterModel chain, then the kernel acts on stop requests and routes.
+ */
+export async function agentStep(deps: RunDeps, loop: LoopState, local: LocalState): Promise<void> {
+  if (!loop.started) {
+    await deps.hooks.runStateChain("beforeAgent", local, 0);
+    loop.started = true;
+  }
+  const turn = loop.turn + 1;
+  await deps.hooks.runStateChain("beforeModel", local, turn);
+  actOnStops(deps, loop, local, null);
+  if (loop.route === "end") return finishRun(deps, loop, local);
+
+  const tools = [...deps.tools.values()].map((b) => b.tool);
+  if (!loop.forced && turn >= deps.maxTurns && tools.some((t) => !deps.protectedTools.has(t.name))) {
+    const cap: StopReasonEntry = { reason: "turn_capped", by: "kernel", turn, limit: { type: "turns", value: deps.maxTurns }, request: "final" };
+    local.apply({ stopReasons: [cap] });
+    loop.stopsSeen = (local.get<unknown[]>("stopReasons") ?? []).length;
+    loop.forced = [cap];
+  }
+  const forced = loop.forced;
+  const bound = forced ? tools.filter((t) => deps.protectedTools.has(t.name)) : tools;
+  const messages = local.get<BaseMessage[]>("messages") ?? [];
+  const request = { messages: forced ? [...messages, forcedInstruction(forced)] : [...messages], tools: bound, state: {}, forced: forced !== null };
+
+  const updates: Array<[string, ChannelUpdate]> = [];
+  let response = await deps.hooks.modelOnion(modelInvoker(deps, turn), local, turn, updates)(request);
+  for (const [plugin, update] of updates) local.apply(update, `plugin \`${plugin}\` (wrapModelCall)`);
+  loop.turn = turn;
+  if (forced) {
+    // Tool calls in a forced final answer are discarded (a protected call such as a child's return_result is kept).
+    response = setKeelMeta(stripToolCalls(response, deps.protectedTools), { forced: true }) as AIMessage;
+  }
+  const usage = normalizeUsage(response);
+  local.apply({ messages: [response], usage: { [deps.agent]: usage } });
+
+  await deps.hooks.runStateChain("afterModel", local, turn);
+  if (forced) {
+    loop.endAfterTools = true;
+    loop.route = hasToolCalls(local) ? "tools" : "end";
+  } else {
+    actOnStops(deps, loop, local, lastMessage(local));
+  }
+  if (loop.route === "end") return finishRun(deps, loop, local);
+}
+
+/**
+ * Guards never throw to stop a run; they write a stop reason with a request. `end`:
+ * strip the tool calls, append an explanation, end with no further call. `final`:
+ * strip the tool calls and make one forced final call with no tools bound.
+ */
+export function actOnStops(deps: RunDeps, loop: LoopState, local: LocalState, response: AIMessage | null): void {
+  const { decision, seen } = pendingStops(local, loop.stopsSeen);
+  loop.stopsSeen = seen;
+  const ai = response ?? null;
+  if (decision.mode === "end") {
+    if (ai) replaceLast(local, appendKernelText(stripToolCalls(ai, new Set()), `\n\n[Keel stopped this run: ${describeStops(decision.reasons)}]`));
+    loop.route = "end";
+    return;
+  }
+  if (decision.mode === "final") {
+    if (ai) replaceLast(local, stripToolCalls(ai, deps.protectedTools));
+    loop.forced = [...(loop.forced ?? []), ...decision.reasons];
+    loop.route = ai && hasToolCalls(local) ? "tools" : "agent";
+    return;
+  }
+  loop.route = ai === null ? "agent" : hasToolCalls(local) ? "tools" : "end";
+}
+
+function forcedInstruction(reasons: readonly StopReasonEntry[]): HumanMessage {
+  const message = new HumanMessage(
+    `[KEEL STOP] This run must end now: ${describeStops(reasons)}. No tools are available any more. ` +
+      "Answer with your final report: what is done (with evidence), what is not done, and what is uncertain.",
+  );
+  return setKeelMeta(message, { hidden: true }) as HumanMessage;
+}
+
+function lastMessage(local: LocalState): AIMessage | null {
+  const messages = local.get<BaseMessage[]>("messages") ?? [];
+  const last = messages[messages.length - 1];
+  return last && AIMessage.isInstance(last) ? last : null;
+}
+
+function hasToolCalls(local: LocalState): boolean {
+  return (lastMessage(local)?.tool_calls?.length ?? 0) > 0;
+}
+
+function replaceLast(local: LocalState, message: AIMessage): void {
+  const messages = [...(local.get<BaseMessage[]>("messages") ?? [])];
+  messages[messages.length - 1] = message;
+  local.set("messages", messages);
+}
+
+export { toRunError };

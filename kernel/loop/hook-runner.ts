@@ -1,0 +1,178 @@
+import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import type { Composition } from "../compose/types.js";
+import { KeelError, isKeelError } from "../errors.js";
+import type { ChannelUpdate, GuardEventData, HookContext, HookName, ModelHandler, ModelRequest, ToolHandler, ToolRequest } from "../plugin/types.js";
+import type { LocalState } from "./local-state.js";
+import type { RunScope } from "./run-scope.js";
+
+interface HookAccess {
+  sees: Set<string>;
+  writes: Set<string>;
+}
+
+export interface AgentIdentity {
+  threadId: string;
+  runId: string;
+  agent: string;
+  signal: AbortSignal;
+  summarize(messages: BaseMessage[]): Promise<string>;
+}
+
+/** Errors from an inner layer pass through outer wrap hooks unchanged (not blamed on them). */
+const passingThrough = new WeakSet<object>();
+
+/** Blame a hook's own exception on it: coded errors keep their code, plain ones become KEEL_ERR_PLUGIN_FAILED. */
+export function blame(error: unknown, plugin: string, hook: HookName): unknown {
+  if (typeof error === "object" && error !== null && passingThrough.has(error)) return error;
+  if (isKeelError(error) && error.plugin !== undefined) return error;
+  if (isKeelError(error)) return new KeelError(error.code, `plugin \`${plugin}\` in ${hook}: ${error.message}`, { plugin, hook, cause: error, ...(error.pointer === undefined ? {} : { pointer: error.pointer }) });
+  const message = error instanceof Error ? error.message : String(error);
+  return new KeelError("KEEL_ERR_PLUGIN_FAILED", `plugin \`${plugin}\` failed in ${hook}: ${message}`, { plugin, hook, cause: error });
+}
+
+/**
+ * Runs the six hooks with LangChain v1 dispatch (the chains come from the composition,
+ * already in execution order) and enforces the manifest at run time: a hook sees only
+ * the channels it observes or mutates, and writing any other channel throws
+ * `KEEL_ERR_HOOK_UNDECLARED_MUTATION`.
+ */
+export class HookRunner {
+  private readonly access = new Map<string, HookAccess>();
+
+  constructor(
+    readonly composition: Composition,
+    private readonly scope: RunScope,
+    private readonly identity: AgentIdentity,
+  ) {
+    for (const row of composition.access) {
+      const key = `${row.plugin}\u0000${row.hook}`;
+      let entry = this.access.get(key);
+      if (!entry) this.access.set(key, (entry = { sees: new Set(), writes: new Set() }));
+      entry.sees.add(row.channel);
+      if (row.mode === "write") entry.writes.add(row.channel);
+    }
+  }
+
+  chain(hook: HookName): readonly string[] {
+    return this.composition.hooks[hook];
+  }
+
+  private accessOf(plugin: string, hook: HookName): HookAccess {
+    return this.access.get(`${plugin}\u0000${hook}`) ?? { sees: new Set(), writes: new Set() };
+  }
+
+  /** Throws unless every channel in `update` is declared in the hook's `mutates`. */
+  checkUpdate(plugin: string, hook: HookName, update: ChannelUpdate): void {
+    const { writes } = this.accessOf(plugin, hook);
+    for (const channel of Object.keys(update)) {
+      if (update[channel] === undefined) continue;
+      if (!writes.has(channel) || channel.includes(".")) {
+        throw new KeelError(
+          "KEEL_ERR_HOOK_UNDECLARED_MUTATION",
+          `plugin \`${plugin}\` wrote \`${channel}\` in ${hook}, but its manifest does not declare it in \`mutates\`; add it to mutates or stop writing it`,
+          { plugin, hook },
+        );
+      }
+    }
+  }
+
+  view(plugin: string, hook: HookName, state: LocalState): Readonly<Record<string, unknown>> {
+    return state.view(this.accessOf(plugin, hook).sees);
+  }
+
+  context(plugin: string, hook: HookName, turn: number, onUpdate: (update: ChannelUpdate) => void): HookContext {
+    const resolved = this.composition.plugins.get(plugin);
+    const { scope, identity } = this;
+    return {
+      plugin,
+      hook,
+      threadId: identity.threadId,
+      runId: identity.runId,
+      agent: identity.agent,
+      turn,
+      config: resolved?.config ?? {},
+      signal: identity.signal,
+      emit: (event, data) => void scope.emit(event, data),
+      guard: (data: GuardEventData) => {
+        scope.emit("guard", { plugin, agent: identity.agent, ...data });
+        scope.journal({ agent: identity.agent, turn, kind: "guard", name: plugin, status: data.action, durationMs: 0 });
+      },
+      update: (partial) => {
+        if (hook !== "wrapModelCall" && hook !== "wrapToolCall") {
+          throw new KeelError("KEEL_ERR_HOOK_UNDECLARED_MUTATION", `plugin \`${plugin}\` called ctx.update in ${hook}; state hooks return their update instead`, { plugin, hook });
+        }
+        this.checkUpdate(plugin, hook, partial);
+        onUpdate(partial);
+      },
+      summarize: (messages) => identity.summarize(messages),
+      now: () => scope.isoNow(),
+    };
+  }
+
+  /** Run a state hook chain (before and after hooks), applying each update before the next hook runs. */
+  async runStateChain(hook: "beforeAgent" | "beforeModel" | "afterModel" | "afterAgent", state: LocalState, turn: number): Promise<void> {
+    for (const plugin of this.chain(hook)) {
+      const fn = this.composition.plugins.get(plugin)!.plugin.hooks[hook]!;
+      const ctx = this.context(plugin, hook, turn, () => undefined);
+      let update: ChannelUpdate | void | undefined;
+      try {
+        update = await fn(this.view(plugin, hook, state), ctx);
+        if (update) this.checkUpdate(plugin, hook, update);
+      } catch (error) {
+        throw blame(error, plugin, hook);
+      }
+      if (update) state.apply(update, `plugin \`${plugin}\` (${hook})`);
+    }
+  }
+
+  /** Compose the wrapModelCall onion around `innermost`; updates are collected in call order. */
+  modelOnion(innermost: ModelHandler, state: LocalState, turn: number, updates: Array<[string, ChannelUpdate]>): ModelHandler {
+    return this.onion("wrapModelCall", innermost as (r: unknown) => Promise<unknown>, state, turn, updates) as ModelHandler;
+  }
+
+  toolOnion(innermost: ToolHandler, state: LocalState, turn: number, updates: Array<[string, ChannelUpdate]>): ToolHandler {
+    return this.onion("wrapToolCall", innermost as (r: unknown) => Promise<unknown>, state, turn, updates) as ToolHandler;
+  }
+
+  private onion(
+    hook: "wrapModelCall" | "wrapToolCall",
+    innermost: (request: unknown) => Promise<unknown>,
+    state: LocalState,
+    turn: number,
+    updates: Array<[string, ChannelUpdate]>,
+  ): (request: unknown) => Promise<unknown> {
+    let handler = innermost;
+    const chain = this.chain(hook);
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const plugin = chain[i]!;
+      const resolved = this.composition.plugins.get(plugin)!;
+      const fn = resolved.plugin.hooks[hook] as (req: unknown, next: (r: unknown) => Promise<unknown>, ctx: HookContext) => Promise<unknown>;
+      const mayRetry = resolved.plugin.manifest.hooks[hook]?.retries === true;
+      const inner = handler;
+      handler = async (request: unknown) => {
+        let calls = 0;
+        const next = async (req: unknown) => {
+          if (++calls > 1 && !mayRetry) {
+            throw new KeelError("KEEL_ERR_HOOK_NEXT_TWICE", `plugin \`${plugin}\` called next() twice in ${hook} without declaring \`retries: true\``, { plugin, hook });
+          }
+          try {
+            return await inner(req);
+          } catch (error) {
+            if (typeof error === "object" && error !== null) passingThrough.add(error);
+            throw error;
+          }
+        };
+        const ctx = this.context(plugin, hook, turn, (update) => updates.push([plugin, update]));
+        const view = this.view(plugin, hook, state);
+        try {
+          return await fn({ ...(request as object), state: view }, next, ctx);
+        } catch (error) {
+          throw blame(error, plugin, hook);
+        }
+      };
+    }
+    return handler;
+  }
+}
+
+export type { ModelRequest, ToolRequest, AIMessage, ToolMessage };

@@ -1,0 +1,48 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { Composition } from "../compose/types.js";
+import type { KeelTool } from "../plugin/types.js";
+import type { HookRunner } from "./hook-runner.js";
+import type { RunScope } from "./run-scope.js";
+import type { RunError, StopReasonEntry } from "./status.js";
+
+/** Kernel-private bookkeeping of one agent run, kept in the `__keel` state key (checkpointed). */
+export interface LoopState {
+  /** Which run's dependencies this state belongs to (`<runId>|<agent>`). */
+  runKey: string;
+  started: boolean;
+  /** Model calls made in this run (retries excluded). */
+  turn: number;
+  /** How many `stopReasons` entries the kernel has already acted on. */
+  stopsSeen: number;
+  /** Set when the next model call must be the forced final one; the reasons why. */
+  forced: StopReasonEntry[] | null;
+  /** After the tools step, end (a forced final answer kept a protected call, or a terminal tool ran). */
+  endAfterTools: boolean;
+  route: "agent" | "tools" | "end";
+  error: RunError | null;
+}
+
+export function freshLoopState(runKey: string): LoopState {
+  return { runKey, started: false, turn: 0, stopsSeen: 0, forced: null, endAfterTools: false, route: "agent", error: null };
+}
+
+export interface BoundTool {
+  tool: KeelTool;
+  /** The plugin that supplied it (its config reaches the tool), or `runtime` for tools passed in. */
+  owner: string;
+}
+
+/** Everything a node needs for one run, looked up by run id. */
+export interface RunDeps {
+  composition: Composition;
+  model: BaseChatModel;
+  tools: Map<string, BoundTool>;
+  maxTurns: number;
+  protectedTools: ReadonlySet<string>;
+  terminalTools: ReadonlySet<string>;
+  scope: RunScope;
+  hooks: HookRunner;
+  agent: string;
+  threadId: string;
+  signal: AbortSignal;
+}

@@ -1,0 +1,81 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import type { KeelTool, ModelHandler } from "../plugin/types.js";
+import { setKeelMeta } from "./message-meta.js";
+import { normalizeFinish, normalizeUsage } from "./normalize.js";
+import type { RunDeps } from "./loop-state.js";
+
+/** Errors that came from the provider (not from a plugin): the run fails with the provider's message. */
+export class ModelCallError extends Error {
+  readonly status?: number;
+  readonly retryable: boolean;
+  constructor(cause: unknown) {
+    const status = (cause as { status?: number })?.status;
+    super((cause as Error)?.message ?? String(cause), { cause });
+    this.name = "ModelCallError";
+    if (typeof status === "number") this.status = status;
+    this.retryable = status === undefined ? !/auth|quota|invalid/i.test(this.message) : status === 429 || status >= 500 || status === 408;
+  }
+}
+
+export function toToolDefinition(tool: KeelTool): Record<string, unknown> {
+  return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.schema } };
+}
+
+const boundCache = new WeakMap<BaseChatModel, Map<string, ReturnType<NonNullable<BaseChatModel["bindTools"]>>>>();
+
+function bindTools(model: BaseChatModel, tools: readonly KeelTool[]) {
+  if (tools.length === 0) return model;
+  if (typeof model.bindTools !== "function") throw new Error(`model ${model.getName()} cannot bind tools`);
+  let perModel = boundCache.get(model);
+  if (!perModel) boundCache.set(model, (perModel = new Map()));
+  const key = tools.map((t) => t.name).join("\u0000");
+  let bound = perModel.get(key);
+  if (!bound) perModel.set(key, (bound = model.bindTools(tools.map(toToolDefinition) as never)));
+  return bound;
+}
+
+/** Provider output as one normalized AIMessage: id, finish reason and usage in one shape. */
+export function normalizeResponse(output: BaseMessage, id: string): AIMessage {
+  const source = output as AIMessage;
+  const message = AIMessageChunk.isInstance(output) || !AIMessage.isInstance(output)
+    ? new AIMessage({
+        content: source.content,
+        tool_calls: source.tool_calls ?? [],
+        invalid_tool_calls: source.invalid_tool_calls ?? [],
+        additional_kwargs: source.additional_kwargs ?? {},
+        response_metadata: source.response_metadata ?? {},
+        ...(source.usage_metadata ? { usage_metadata: source.usage_metadata } : {}),
+      })
+    : source;
+  message.id ??= id;
+  const usage = normalizeUsage(message);
+  message.usage_metadata = { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: usage.totalTokens };
+  setKeelMeta(message, { finish: normalizeFinish(message) });
+  return message;
+}
+
+/** The innermost model handler: records the request as sent, calls the model, journals the attempt. */
+export function modelInvoker(deps: RunDeps, turn: number): ModelHandler {
+  return async (request) => {
+    deps.scope.recordModelRequest({ agent: deps.agent, turn, messages: [...request.messages], tools: request.tools.map((t) => t.name) });
+    const started = performance.now();
+    try {
+      const output = await bindTools(deps.model, request.tools).invoke(request.messages, { signal: deps.signal });
+      const message = normalizeResponse(output as BaseMessage, `${deps.scope.runId}:${deps.agent}:${turn}`);
+      deps.scope.journal({
+        agent: deps.agent,
+        turn,
+        kind: "model_call",
+        status: "ok",
+        usage: normalizeUsage(message),
+        durationMs: Math.round(performance.now() - started),
+      });
+      return message;
+    } catch (error) {
+      deps.scope.journal({ agent: deps.agent, turn, kind: "model_call", status: "error", durationMs: Math.round(performance.now() - started) });
+      if (deps.signal.aborted) throw error;
+      throw new ModelCallError(error);
+    }
+  };
+}

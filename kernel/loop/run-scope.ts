@@ -1,0 +1,85 @@
+import type { TokenUsage } from "./normalize.js";
+
+/** Milliseconds since the epoch; scenarios use a fixed, stepping clock so reports repeat. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** A clock that starts at `startMs` and advances 1 ms per reading: deterministic and monotonic. */
+export function steppingClock(startMs: number): Clock {
+  let t = startMs;
+  return { now: () => t++ };
+}
+
+export interface StreamEventRecord {
+  id: string;
+  runId: string;
+  event: string;
+  data: unknown;
+}
+
+export interface JournalRecord {
+  seq: number;
+  at: string;
+  runId: string;
+  agent: string;
+  turn: number;
+  kind: "model_call" | "tool_call" | "guard" | "lifecycle";
+  name?: string;
+  status: string;
+  argsSha256?: string;
+  outputSha256?: string;
+  usage?: TokenUsage;
+  durationMs: number;
+}
+
+/** What the provider would have received for one model call attempt. */
+export interface ModelRequestRecord {
+  agent: string;
+  turn: number;
+  messages: import("@langchain/core/messages").BaseMessage[];
+  tools: string[];
+}
+
+/** Where a run's observable output goes (a stream bridge, a report builder, a test). */
+export interface RunSink {
+  event?(event: StreamEventRecord): void;
+  journal?(entry: JournalRecord): void;
+  modelRequest?(record: ModelRequestRecord): void;
+}
+
+/**
+ * Shared by a run and its children: one clock, one event id sequence (`<ms>-<seq>`),
+ * one journal sequence, so a run's records interleave in a single order.
+ */
+export class RunScope {
+  private eventSeq = 0;
+  private journalSeq = 0;
+
+  constructor(
+    readonly runId: string,
+    readonly threadId: string,
+    readonly clock: Clock,
+    readonly sink: RunSink,
+  ) {}
+
+  isoNow(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+
+  emit(event: string, data: unknown): StreamEventRecord {
+    const record = { id: `${this.clock.now()}-${this.eventSeq++}`, runId: this.runId, event, data };
+    this.sink.event?.(record);
+    return record;
+  }
+
+  journal(entry: Omit<JournalRecord, "seq" | "at" | "runId">): void {
+    this.sink.journal?.({ seq: ++this.journalSeq, at: this.isoNow(), runId: this.runId, ...entry });
+  }
+
+  recordModelRequest(record: ModelRequestRecord): void {
+    this.sink.modelRequest?.(record);
+  }
+}

@@ -1,0 +1,202 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { Annotation, END, MemorySaver, Overwrite, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { initialValue, reduceChannel } from "../channels/reducers.js";
+import { PSEUDO_CHANNELS } from "../channels/kernel-channels.js";
+import type { Composition } from "../compose/types.js";
+import type { KeelTool } from "../plugin/types.js";
+import { agentStep } from "./agent-node.js";
+import { toRunError } from "./finish.js";
+import { HookRunner } from "./hook-runner.js";
+import { LocalState } from "./local-state.js";
+import { freshLoopState, type BoundTool, type LoopState, type RunDeps } from "./loop-state.js";
+import type { TokenUsage } from "./normalize.js";
+import { RunScope, systemClock, type Clock, type RunSink } from "./run-scope.js";
+import { deriveStatus, type StatusV2Payload, type StopReasonEntry } from "./status.js";
+import { extractiveSummary, type Summarizer } from "./summarize.js";
+import { toolsStep } from "./tools-node.js";
+
+export interface AgentRuntimeOptions {
+  /** Any `@langchain/core` chat model. */
+  model: BaseChatModel;
+  /** Tools in addition to those the stack's plugins supply. */
+  tools?: readonly KeelTool[];
+  checkpointer?: BaseCheckpointSaver;
+  /** Turn budget; the `maxTurns`-th model call is the forced final one (default 150). */
+  maxTurns?: number;
+  /** Tools never stripped by a stop request and the only ones bound on a forced call (a child's `return_result`). */
+  protectedTools?: readonly string[];
+  /** A successful call of one of these ends the agent after that tools step. */
+  terminalTools?: readonly string[];
+  /** The `ctx.summarize` port (default: a deterministic extractive summary). */
+  summarize?: Summarizer;
+  /** System prompt placed first in a new thread. */
+  systemPrompt?: string;
+  clock?: Clock;
+}
+
+export interface RunOptions {
+  threadId: string;
+  runId: string;
+  input: string | BaseMessage | readonly BaseMessage[];
+  /** Agent path (default `lead`). */
+  agent?: string;
+  signal?: AbortSignal;
+  sink?: RunSink;
+  /** Share a parent's scope (clock, event and journal sequences) with a child run. */
+  scope?: RunScope;
+  maxTurns?: number;
+}
+
+export interface RunResult {
+  outcome: StatusV2Payload;
+  messages: BaseMessage[];
+  /** Every channel's final value. */
+  values: Record<string, unknown>;
+  turns: number;
+  usage: TokenUsage;
+}
+
+export interface AgentRuntime {
+  readonly composition: Composition;
+  readonly tools: readonly KeelTool[];
+  run(options: RunOptions): Promise<RunResult>;
+  /** The thread's persisted channel values (from the checkpointer). */
+  getState(threadId: string): Promise<Record<string, unknown>>;
+}
+
+const LOOP_KEY = "__keel";
+const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+
+/**
+ * Compile a composition into a LangGraph agent loop with two nodes (agent, tools); every
+ * hook runs as a plain call inside them.
+ *
+ * @example
+ * const runtime = createAgentRuntime(compose(stack, { plugins }), { model });
+ * const { outcome } = await runtime.run({ threadId: "t1", runId: "r1", input: "Hello" });
+ */
+export function createAgentRuntime(composition: Composition, options: AgentRuntimeOptions): AgentRuntime {
+  const tools = collectTools(composition, options.tools ?? []);
+  const runs = new Map<string, RunDeps>();
+  const checkpointer = options.checkpointer ?? new MemorySaver();
+  const clock = options.clock ?? systemClock;
+
+  const channelSpec: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any -- built from the composition at run time
+  for (const [name, channel] of composition.channels) {
+    if (PSEUDO_CHANNELS.has(name)) continue;
+    channelSpec[name] = Annotation<unknown>({ reducer: (a: unknown, b: unknown) => reduceChannel(channel.reducer, a, b), default: () => initialValue(channel.reducer) });
+  }
+  channelSpec[LOOP_KEY] = Annotation<LoopState | null>({ reducer: (_a: unknown, b: unknown) => b as LoopState, default: () => null });
+  const State = Annotation.Root(channelSpec);
+
+  const node = (step: (deps: RunDeps, loop: LoopState, local: LocalState) => Promise<void>) => async (state: Record<string, unknown>) => {
+    const loop = { ...(state[LOOP_KEY] as LoopState) };
+    const deps = runs.get(loop.runKey);
+    if (!deps) throw new Error(`no live run for ${loop.runKey}`);
+    const { [LOOP_KEY]: _loop, ...values } = state;
+    const local = new LocalState(composition, values);
+    try {
+      await step(deps, loop, local);
+    } catch (error) {
+      if (deps.signal.aborted) throw error;
+      loop.error = toRunError(error);
+      loop.route = "end";
+      deps.scope.emit("error", { agent: deps.agent, type: loop.error.type, message: loop.error.message });
+      deps.scope.journal({ agent: deps.agent, turn: loop.turn, kind: "lifecycle", name: "fault", status: loop.error.type, durationMs: 0 });
+    }
+    deps.scope.emit("updates", { agent: deps.agent, turn: loop.turn, route: loop.route });
+    return { ...local.changes(), [LOOP_KEY]: loop };
+  };
+  const route = (state: Record<string, unknown>) => {
+    const next = (state[LOOP_KEY] as LoopState).route;
+    return next === "end" ? END : next;
+  };
+  const graph = new StateGraph(State)
+    .addNode("agent", node(agentStep) as never)
+    .addNode("tools", node(toolsStep) as never)
+    .addEdge(START, "agent" as never)
+    .addConditionalEdges("agent" as never, route as never, ["agent", "tools", END] as never)
+    .addConditionalEdges("tools" as never, route as never, ["agent", END] as never)
+    .compile({ checkpointer });
+
+  const getState = async (threadId: string) => {
+    const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
+    return (snapshot.values ?? {}) as Record<string, unknown>;
+  };
+
+  async function run(opts: RunOptions): Promise<RunResult> {
+    const agent = opts.agent ?? "lead";
+    const maxTurns = opts.maxTurns ?? options.maxTurns ?? 150;
+    const scope = opts.scope ?? new RunScope(opts.runId, opts.threadId, clock, opts.sink ?? {});
+    const signal = opts.signal ?? new AbortController().signal;
+    const runKey = `${opts.runId}|${agent}`;
+    const summarize = options.summarize ?? extractiveSummary;
+    const hooks = new HookRunner(composition, scope, { threadId: opts.threadId, runId: opts.runId, agent, signal, summarize });
+    runs.set(runKey, {
+      composition,
+      model: options.model,
+      tools: new Map(tools.map((t) => [t.tool.name, t])),
+      maxTurns,
+      protectedTools: new Set(options.protectedTools ?? []),
+      terminalTools: new Set(options.terminalTools ?? []),
+      scope,
+      hooks,
+      agent,
+      threadId: opts.threadId,
+      signal,
+    });
+    const config = { configurable: { thread_id: opts.threadId }, recursionLimit: 2 * maxTurns + 10, signal };
+    const existing = ((await getState(opts.threadId)).messages as BaseMessage[] | undefined) ?? [];
+    const input = {
+      messages: inputMessages(opts, existing.length === 0 ? options.systemPrompt : undefined),
+      runMeta: new Overwrite({ threadId: opts.threadId, runId: opts.runId, agent, startedAt: scope.isoNow() }),
+      stopReasons: new Overwrite([]),
+      usage: new Overwrite({}),
+      [LOOP_KEY]: freshLoopState(runKey),
+    };
+    if (!opts.scope) scope.emit("metadata", { run_id: opts.runId, thread_id: opts.threadId, attempt: 1 });
+    scope.journal({ agent, turn: 0, kind: "lifecycle", name: "start", status: "running", durationMs: 0 });
+    let cancelled = false;
+    try {
+      await graph.invoke(input as never, config);
+    } catch (error) {
+      if (!signal.aborted) throw error;
+      cancelled = true;
+    } finally {
+      runs.delete(runKey);
+    }
+    const values = await getState(opts.threadId);
+    const loop = values[LOOP_KEY] as LoopState | null;
+    const usage = ((values.usage as Record<string, TokenUsage> | undefined) ?? {})[agent] ?? ZERO_USAGE;
+    const messages = (values.messages as BaseMessage[] | undefined) ?? [];
+    const outcome = deriveStatus({
+      messages,
+      stopReasons: (values.stopReasons as StopReasonEntry[] | undefined) ?? [],
+      error: loop?.error ?? null,
+      cancelled,
+      usage,
+    });
+    scope.journal({ agent, turn: loop?.turn ?? 0, kind: "lifecycle", name: "end", status: outcome.status, durationMs: 0 });
+    const { [LOOP_KEY]: _loop, ...channels } = values;
+    return { outcome, messages, values: channels, turns: loop?.turn ?? 0, usage };
+  }
+
+  return Object.freeze({ composition, tools: tools.map((t) => t.tool), run, getState });
+}
+
+function inputMessages(opts: RunOptions, systemPrompt: string | undefined): BaseMessage[] {
+  const given = typeof opts.input === "string" ? [new HumanMessage(opts.input)] : Array.isArray(opts.input) ? [...opts.input] : [opts.input as BaseMessage];
+  given.forEach((m, i) => (m.id ??= `${opts.runId}:input:${i + 1}`));
+  return systemPrompt ? [new SystemMessage({ content: systemPrompt, id: `${opts.threadId}:system` }), ...given] : given;
+}
+
+function collectTools(composition: Composition, extra: readonly KeelTool[]): BoundTool[] {
+  const out: BoundTool[] = [];
+  for (const name of composition.order) {
+    for (const tool of composition.plugins.get(name)?.plugin.tools ?? []) out.push({ tool, owner: name });
+  }
+  for (const tool of extra) out.push({ tool, owner: "runtime" });
+  return out;
+}
+

@@ -1,0 +1,93 @@
+import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { canonicalJson, sha256Hex } from "../hashing.js";
+import type { ChannelUpdate, ToolCall, ToolHandler, ToolOutput } from "../plugin/types.js";
+import { actOnStops } from "./agent-node.js";
+import { finishRun } from "./finish.js";
+import type { LocalState } from "./local-state.js";
+import type { LoopState, RunDeps } from "./loop-state.js";
+import { messageText } from "./message-meta.js";
+
+/**
+ * The tools phase as one node: every call of the last assistant message runs through
+ * the wrapToolCall onion, in parallel; results are appended and hook updates applied
+ * in tool-call order. Calls that already have a result (e.g. refused in afterModel) are skipped.
+ */
+export async function toolsStep(deps: RunDeps, loop: LoopState, local: LocalState): Promise<void> {
+  const messages = local.get<BaseMessage[]>("messages") ?? [];
+  const ai = [...messages].reverse().find((m) => AIMessage.isInstance(m)) as AIMessage | undefined;
+  const answered = new Set(messages.filter((m) => ToolMessage.isInstance(m)).map((m) => (m as ToolMessage).tool_call_id));
+  const calls: ToolCall[] = (ai?.tool_calls ?? [])
+    .filter((c) => !answered.has(c.id ?? ""))
+    .map((c, i) => ({ id: c.id ?? `${ai!.id}:call:${i + 1}`, name: c.name, args: (c.args ?? {}) as Record<string, unknown> }));
+
+  const results = await Promise.all(
+    calls.map(async (toolCall) => {
+      const updates: Array<[string, ChannelUpdate]> = [];
+      const handler = deps.hooks.toolOnion(toolInvoker(deps, loop.turn), local, loop.turn, updates);
+      const message = await handler({ toolCall, tool: deps.tools.get(toolCall.name)?.tool, state: {} });
+      return { toolCall, message, updates };
+    }),
+  );
+  let terminal = false;
+  for (const { toolCall, message, updates } of results) {
+    local.apply({ messages: [message] });
+    for (const [plugin, update] of updates) local.apply(update, `plugin \`${plugin}\` (wrapToolCall)`);
+    if (deps.terminalTools.has(toolCall.name) && message.status !== "error") terminal = true;
+  }
+  if (terminal || loop.endAfterTools) return finishRun(deps, loop, local);
+  actOnStops(deps, loop, local, null);
+  if (loop.route === "end") return finishRun(deps, loop, local);
+}
+
+function toToolMessage(output: ToolOutput, call: ToolCall): ToolMessage {
+  const normalized = typeof output === "string" ? { content: output } : output;
+  return new ToolMessage({
+    id: `${call.id}:result`,
+    tool_call_id: call.id,
+    name: call.name,
+    content: normalized.content,
+    status: normalized.status ?? "success",
+    ...(normalized.artifact === undefined ? {} : { artifact: normalized.artifact }),
+  });
+}
+
+/** Innermost tool handler: unknown tools and tool exceptions become error results (the run goes on). */
+export function toolInvoker(deps: RunDeps, turn: number): ToolHandler {
+  return async ({ toolCall, tool }) => {
+    const started = performance.now();
+    let message: ToolMessage;
+    if (!tool) {
+      const known = [...deps.tools.keys()].join(", ") || "none";
+      message = toToolMessage({ content: `KEEL_ERR_TOOL_UNKNOWN: there is no tool \`${toolCall.name}\`; available tools: ${known}`, status: "error" }, toolCall);
+    } else {
+      const owner = deps.tools.get(toolCall.name)?.owner;
+      const config = (owner && deps.composition.plugins.get(owner)?.config) || {};
+      try {
+        const output = await tool.invoke(toolCall.args, {
+          threadId: deps.threadId,
+          runId: deps.scope.runId,
+          agent: deps.agent,
+          turn,
+          toolCallId: toolCall.id,
+          config,
+          signal: deps.signal,
+          now: () => deps.scope.isoNow(),
+        });
+        message = toToolMessage(output, toolCall);
+      } catch (error) {
+        message = toToolMessage({ content: `KEEL_ERR_TOOL_FAILED: tool \`${toolCall.name}\` threw: ${(error as Error)?.message ?? String(error)}`, status: "error" }, toolCall);
+      }
+    }
+    deps.scope.journal({
+      agent: deps.agent,
+      turn,
+      kind: "tool_call",
+      name: toolCall.name,
+      status: message.status ?? "success",
+      argsSha256: sha256Hex(canonicalJson(toolCall.args)),
+      outputSha256: sha256Hex(messageText(message)),
+      durationMs: Math.round(performance.now() - started),
+    });
+    return message;
+  };
+}

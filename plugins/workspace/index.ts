@@ -1,0 +1,44 @@
+import { definePlugin } from "../../kernel/plugin/define-plugin.js";
+import type { Hooks } from "../../kernel/plugin/types.js";
+import { bashTool, isBashArtifact } from "./bash.js";
+import { toBashRun } from "./bash-runs.js";
+import { lsTool, readFileTool, strReplaceTool, writeFileTool } from "./file-tools.js";
+import { workspaceManifest } from "./manifest.js";
+
+const hooks: Hooks = {
+  /**
+   * Record every run of this plugin's own bash tool. The tool object is compared by
+   * identity, so another tool that happens to be named `bash` (or returns a look-alike
+   * artifact) cannot write evidence.
+   */
+  async wrapToolCall(request, next, ctx) {
+    const response = await next(request);
+    if (request.toolCall.name === "bash" && request.tool === bashTool && isBashArtifact(response.artifact)) {
+      ctx.update({ bashRuns: [toBashRun(response.artifact, request.toolCall.id, ctx.now())] });
+    }
+    return response;
+  },
+};
+
+/**
+ * The workspace service: a directory per thread, the tools `read_file`, `write_file`,
+ * `str_replace`, `ls` and `bash`, and the `bashRuns` channel.
+ *
+ * @example
+ * { "plugins": ["workspace"], "config": { "workspace": { "root": ".keel/workspaces", "bash": "off" } } }
+ */
+export const workspacePlugin = definePlugin({
+  manifest: workspaceManifest,
+  hooks,
+  tools: [readFileTool, writeFileTool, strReplaceTool, lsTool, bashTool],
+});
+
+export default workspacePlugin;
+
+export { bashTool, isBashArtifact, runRealBash, runScriptedBash, type BashArtifact } from "./bash.js";
+export { toBashRun, type BashRun } from "./bash-runs.js";
+export { lsTool, readFileTool, strReplaceTool, writeFileTool } from "./file-tools.js";
+export { workspaceConfigSchema, workspaceManifest } from "./manifest.js";
+export { readWorkspaceOptions, type ScriptedBashEntry, type WorkspaceOptions } from "./options.js";
+export { resolveInWorkspace, workspaceDir, type WorkspacePath } from "./paths.js";
+export { seedWorkspace, snapshotWorkspace, type WorkspaceFileDigest } from "./snapshot.js";

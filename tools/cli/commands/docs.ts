@@ -1,0 +1,76 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
+import { KeelError } from "../../../kernel/errors.js";
+import { packageRoot } from "../../../kernel/package-root.js";
+import { renderErrorsTable } from "../../docs/errors-table.js";
+import { EXIT_FAILED, EXIT_OK, failUsage, type CommandIO } from "../io.js";
+
+export interface GeneratedDoc {
+  /** Path relative to the package root, POSIX separators. */
+  path: string;
+  render(): string;
+}
+
+/** Every document generated from code; add an entry to generate another one. */
+export const GENERATED_DOCS: readonly GeneratedDoc[] = [{ path: "docs/errors.md", render: renderErrorsTable }];
+
+export interface DocDrift {
+  path: string;
+  problem: "drifted" | "missing";
+}
+
+export function writeDocs(root: string, docs: readonly GeneratedDoc[] = GENERATED_DOCS): string[] {
+  for (const doc of docs) {
+    const full = join(root, doc.path);
+    mkdirSync(dirname(full), { recursive: true });
+    writeFileSync(full, doc.render());
+  }
+  return docs.map((d) => d.path);
+}
+
+export function checkDocs(root: string, docs: readonly GeneratedDoc[] = GENERATED_DOCS): DocDrift[] {
+  const drift: DocDrift[] = [];
+  for (const doc of docs) {
+    const full = join(root, doc.path);
+    if (!existsSync(full)) drift.push({ path: doc.path, problem: "missing" });
+    else if (readFileSync(full, "utf8") !== doc.render()) drift.push({ path: doc.path, problem: "drifted" });
+  }
+  return drift;
+}
+
+const USAGE = "usage: keel docs build [--check]";
+
+/** `keel docs build [--check]`: write the generated documents, or report drift. */
+export async function docsCommand(args: string[], io: CommandIO): Promise<number> {
+  let check: boolean;
+  try {
+    const { values, positionals } = parseArgs({ args, options: { check: { type: "boolean", default: false } }, allowPositionals: true, strict: true });
+    if (positionals.length !== 1 || positionals[0] !== "build") {
+      throw new KeelError("KEEL_ERR_CLI_USAGE", positionals.length === 0 ? `missing subcommand; ${USAGE}` : `unknown subcommand \`${positionals.join(" ")}\`; ${USAGE}`);
+    }
+    check = values.check === true;
+  } catch (error) {
+    return failUsage(io, false, error instanceof KeelError ? error : new KeelError("KEEL_ERR_CLI_USAGE", `${(error as Error).message}; ${USAGE}`));
+  }
+
+  const root = packageRoot();
+  if (!check) {
+    const written = writeDocs(root);
+    io.out(`wrote ${written.join(", ")}`);
+    return EXIT_OK;
+  }
+  const drift = checkDocs(root);
+  if (drift.length === 0) {
+    io.out("generated docs are up to date");
+    return EXIT_OK;
+  }
+  io.err(
+    [
+      `KEEL_ERR_DOCS_DRIFT: generated docs differ from the code (${drift.length} file${drift.length === 1 ? "" : "s"}):`,
+      ...drift.map((d) => `  ${d.problem}: ${d.path}`),
+      "run `npx keel docs build` and commit the result",
+    ].join("\n"),
+  );
+  return EXIT_FAILED;
+}

@@ -1,0 +1,96 @@
+import type { RunReportV1 } from "../../contracts/run-report/v1.js";
+import type { Composition } from "../../kernel/compose/types.js";
+import type { RunResult } from "../../kernel/loop/runtime.js";
+import type { JournalRecord, ModelRequestRecord, StreamEventRecord } from "../../kernel/loop/run-scope.js";
+import type { TokenUsage } from "../../kernel/loop/normalize.js";
+import { toReportMessage } from "../../kernel/report/report-message.js";
+
+export type RunReport = RunReportV1;
+
+export interface RunReportInput {
+  scenario: string;
+  threadId: string;
+  runId: string;
+  result: RunResult;
+  events: StreamEventRecord[];
+  journal: JournalRecord[];
+  modelRequests: ModelRequestRecord[];
+  workspaceFiles: Record<string, { bytes: number; sha256: string }>;
+  compositions: { lead: Composition; subagent?: Composition };
+}
+
+/** Model calls per agent path: distinct turns in the journal (retries of one turn count once). */
+export function turnsByAgent(journal: readonly JournalRecord[]): Record<string, number> & { total: number } {
+  const seen = new Map<string, Set<number>>();
+  for (const entry of journal) {
+    if (entry.kind !== "model_call") continue;
+    let turns = seen.get(entry.agent);
+    if (!turns) seen.set(entry.agent, (turns = new Set()));
+    turns.add(entry.turn);
+  }
+  const out: Record<string, number> = {};
+  let total = 0;
+  for (const [agent, turns] of seen) {
+    out[agent] = turns.size;
+    total += turns.size;
+  }
+  return { ...out, total };
+}
+
+function usageReport(byAgent: Record<string, TokenUsage>) {
+  const totals = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  for (const usage of Object.values(byAgent)) {
+    totals.inputTokens += usage.inputTokens;
+    totals.outputTokens += usage.outputTokens;
+    totals.totalTokens += usage.totalTokens;
+  }
+  return { ...totals, byAgent };
+}
+
+/** Assemble run-report@1 (INTERFACES.md field table) from the run's result, journal and events. */
+export function buildRunReport(input: RunReportInput): RunReport {
+  const { result } = input;
+  const values = result.values;
+  const receipts = (values.receipts as Record<string, unknown>[] | undefined) ?? [];
+  return {
+    contract: "run-report",
+    version: 1,
+    scenario: input.scenario,
+    threadId: input.threadId,
+    runId: input.runId,
+    outcome: result.outcome as RunReport["outcome"],
+    turns: turnsByAgent(input.journal) as RunReport["turns"],
+    usage: usageReport((values.usage as Record<string, TokenUsage> | undefined) ?? {}),
+    delegations: ((values.delegations as Record<string, unknown>[] | undefined) ?? []).map((d) => ({ ...d })),
+    receipts: { lead: receipts.map((r) => ({ ...r })) },
+    modelRequests: input.modelRequests.map((r) => ({ agent: r.agent, turn: r.turn, messages: r.messages.map(toReportMessage), tools: r.tools })),
+    messages: result.messages.map(toReportMessage),
+    events: input.events.map((e) => ({ id: e.id, runId: e.runId, event: e.event, data: e.data })) as RunReport["events"],
+    workspace: { files: input.workspaceFiles },
+    composition: {
+      lead: [...input.compositions.lead.order],
+      ...(input.compositions.subagent ? { subagent: [...input.compositions.subagent.order] } : {}),
+    },
+  };
+}
+
+/** The text summary `keel run` prints without `--json`. */
+export function summarizeReport(report: RunReport): string {
+  const o = report.outcome;
+  const turns = Object.entries(report.turns)
+    .filter(([k]) => k !== "total")
+    .map(([k, v]) => `${k}=${v}`)
+    .join(" ");
+  const lines = [
+    `scenario: ${report.scenario}  (thread ${report.threadId}, run ${report.runId})`,
+    `outcome:  ${o.status}${o.primaryStopReason ? ` (primary stop reason: ${o.primaryStopReason})` : ""}`,
+    ...(o.stopReasons.length > 0 ? [`stop reasons: ${o.stopReasons.map((r) => `${r.reason} by ${r.by}`).join(", ")}`] : []),
+    ...(o.error ? [`error:    ${o.error.type}: ${o.error.message}`] : []),
+    `text:     ${o.text.length > 300 ? `${o.text.slice(0, 300)}…` : o.text}`,
+    `turns:    ${turns || "none"} (total ${report.turns.total})`,
+    `usage:    ${report.usage.inputTokens} in / ${report.usage.outputTokens} out / ${report.usage.totalTokens} total tokens`,
+    `files:    ${Object.keys(report.workspace.files).length} in the workspace`,
+    `stack:    ${report.composition.lead.join(" → ")}`,
+  ];
+  return lines.join("\n");
+}

@@ -1,0 +1,122 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ScenarioV1 } from "../../contracts/scenario/v1.js";
+import type { StackV1 } from "../../contracts/stack/v1.js";
+import { compose } from "../../kernel/compose/index.js";
+import type { Composition, StackInput } from "../../kernel/compose/types.js";
+import { CompositionError } from "../../kernel/errors.js";
+import { sha256Hex } from "../../kernel/hashing.js";
+import { RunScope, steppingClock, type JournalRecord, type ModelRequestRecord, type StreamEventRecord } from "../../kernel/loop/run-scope.js";
+import { createAgentRuntime } from "../../kernel/loop/runtime.js";
+import { ScriptedChatModel } from "../../kernel/testing/scripted-model.js";
+import { seedWorkspace, snapshotWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
+import { loadStack } from "../stacks/load-stack.js";
+import { buildRunReport, type RunReport } from "./run-report.js";
+
+/** Scenarios run on a fixed clock with seeded ids, so two runs give the same report apart from durations. */
+export const SCENARIO_CLOCK_START = Date.parse("2026-01-01T00:00:00.000Z");
+
+export interface RunScenarioOptions {
+  /** Override the scenario's stack (a built-in name or a stack file path). */
+  stack?: string;
+  /** Directory that relative paths in the scenario resolve against (default: cwd). */
+  baseDir?: string;
+  /** Extra plugin modules (`--plugin`). */
+  pluginFiles?: readonly string[];
+  /** Keep the temporary workspace directory instead of deleting it. */
+  keepWorkspace?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * Run a scenario@1 with its scripted models through the real stack, and return its
+ * run-report@1. Throws `CompositionError` when the stack does not compose.
+ */
+export async function runScenario(scenario: ScenarioV1, options: RunScenarioOptions = {}): Promise<RunReport> {
+  const baseDir = options.baseDir ?? process.cwd();
+  const lead = await loadStack(options.stack ?? (scenario.stack as string | StackV1), { pluginFiles: options.pluginFiles ?? [], baseDir, cwd: baseDir });
+  const subRef = lead.stack.subagentStack ?? "subagent";
+  const sub = await loadStack(subRef as string | StackV1, { baseDir: lead.baseDir, cwd: lead.baseDir });
+
+  const seed = sha256Hex(`scenario:${scenario.name}`).slice(0, 12);
+  const threadId = `thread-${seed}`;
+  const runId = `run-${seed}`;
+  const root = mkdtempSync(join(tmpdir(), "keel-scenario-"));
+  try {
+    const runnerConfig = { workspace: { root, ...(scenario.bash ? { scriptedBash: scenario.bash } : {}) } };
+    const layers = configLayers(scenario, [lead.stack, sub.stack]);
+    const leadComposition = compose(lead.stack, { plugins: lead.plugins, config: [...layers.forStack(lead.stack), onlyPresent(runnerConfig, lead.stack)] });
+    const subComposition = compose(sub.stack, {
+      plugins: sub.plugins,
+      config: [...layers.forStack(sub.stack), ...layers.forChildren(sub.stack), onlyPresent(runnerConfig, sub.stack)],
+    });
+
+    if (leadComposition.plugins.has("workspace")) seedWorkspace(workspaceDir({ root }, threadId), scenario.workspace?.files ?? {});
+
+    const events: StreamEventRecord[] = [];
+    const journal: JournalRecord[] = [];
+    const modelRequests: ModelRequestRecord[] = [];
+    const scope = new RunScope(runId, threadId, steppingClock(SCENARIO_CLOCK_START), {
+      event: (e) => events.push(e),
+      journal: (j) => journal.push(j),
+      modelRequest: (r) => modelRequests.push(r),
+    });
+    const model = new ScriptedChatModel({ script: scenario.agents.lead, agentPath: "lead", agentType: "lead", faults: scenario.faults ?? [] });
+    const runtime = createAgentRuntime(leadComposition, { model, maxTurns: scenario.maxTurns ?? 150 });
+
+    scope.emit("metadata", { run_id: runId, thread_id: threadId, attempt: 1 });
+    const result = await runtime.run({ threadId, runId, input: scenario.input, scope, ...(options.signal ? { signal: options.signal } : {}) });
+    scope.emit("end", null);
+
+    const dir = workspaceDir({ root }, threadId);
+    return buildRunReport({
+      scenario: scenario.name,
+      threadId,
+      runId,
+      result,
+      events,
+      journal,
+      modelRequests,
+      workspaceFiles: leadComposition.plugins.has("workspace") ? snapshotWorkspace(dir) : {},
+      compositions: { lead: leadComposition, subagent: subComposition },
+    });
+  } finally {
+    if (!options.keepWorkspace) rmSync(root, { recursive: true, force: true });
+  }
+}
+
+type ConfigMap = Record<string, Record<string, unknown>>;
+
+function pluginNames(stack: StackInput): Set<string> {
+  const names = new Set<string>();
+  for (const entry of stack.plugins) {
+    if (typeof entry === "string") names.add(entry);
+    else if ("manifest" in entry) names.add(entry.manifest.name);
+    else if ("plugin" in entry) names.add(entry.plugin.manifest.name);
+    else if ("name" in entry) names.add(entry.name);
+  }
+  return names;
+}
+
+function onlyPresent(config: ConfigMap, stack: StackInput): ConfigMap {
+  const names = pluginNames(stack);
+  return Object.fromEntries(Object.entries(config).filter(([name]) => names.has(name)));
+}
+
+/**
+ * A scenario's `config` applies to a plugin in every stack of the run, `subagentConfig`
+ * to children only. A plugin that is in none of the run's stacks is still an error, so
+ * `config` is passed through whole to the stack that holds none of the run's plugins.
+ */
+function configLayers(scenario: ScenarioV1, stacks: StackInput[]) {
+  const known = new Set(stacks.flatMap((s) => [...pluginNames(s)]));
+  const unknown = (map: ConfigMap | undefined) => Object.fromEntries(Object.entries(map ?? {}).filter(([name]) => !known.has(name)));
+  const strayConfig = { ...unknown(scenario.config), ...unknown(scenario.subagentConfig) };
+  return {
+    forStack: (stack: StackInput): ConfigMap[] => [{ ...onlyPresent(scenario.config ?? {}, stack), ...(stack === stacks[0] ? strayConfig : {}) }],
+    forChildren: (stack: StackInput): ConfigMap[] => [onlyPresent(scenario.subagentConfig ?? {}, stack)],
+  };
+}
+
+export { CompositionError, type Composition };
