@@ -15,3 +15,5 @@ export { extractiveSummary, modelSummarizer, type Summarizer } from "./loop/summ
 export { toReportMessage, type ReportMessage } from "./report/report-message.js";
 export { canonicalJson, sha256Hex } from "./hashing.js";
 export { KERNEL_VERSION } from "./version.js";
+export type { WorkspacePort } from "./ports/workspace.js";
+export { WORKSPACE_PORT } from "./ports/workspace.js";

@@ -34,7 +34,7 @@ export interface ChannelAccess {
 export interface OrderingEdge {
   before: string;
   after: string;
-  /** Why the edge exists, e.g. `requiresBefore of finish-reason (optional)` or `stack order ["a","b"]`. */
+  /** Why the edge exists, e.g. "`finish-reason` requiresBefore `loop-detection` (optional)" or `stack order ["a","b"]`. */
   reason: string;
 }
 

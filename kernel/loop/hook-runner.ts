@@ -16,6 +16,7 @@ export interface AgentIdentity {
   agent: string;
   signal: AbortSignal;
   summarize(messages: BaseMessage[]): Promise<string>;
+  port<T>(name: string): T;
 }
 
 /** Errors from an inner layer pass through outer wrap hooks unchanged (not blamed on them). */
@@ -106,6 +107,7 @@ export class HookRunner {
       },
       summarize: (messages) => identity.summarize(messages),
       now: () => scope.isoNow(),
+      port: <T>(name: string) => identity.port<T>(name),
     };
   }
 

@@ -45,4 +45,5 @@ export interface RunDeps {
   agent: string;
   threadId: string;
   signal: AbortSignal;
+  port<T>(name: string): T;
 }

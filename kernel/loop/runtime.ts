@@ -4,6 +4,7 @@ import { Annotation, END, MemorySaver, Overwrite, START, StateGraph, type BaseCh
 import { initialValue, reduceChannel } from "../channels/reducers.js";
 import { PSEUDO_CHANNELS } from "../channels/kernel-channels.js";
 import type { Composition } from "../compose/types.js";
+import { KeelError } from "../errors.js";
 import type { KeelTool } from "../plugin/types.js";
 import { agentStep } from "./agent-node.js";
 import { toRunError } from "./finish.js";
@@ -78,6 +79,7 @@ const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0
  */
 export function createAgentRuntime(composition: Composition, options: AgentRuntimeOptions): AgentRuntime {
   const tools = collectTools(composition, options.tools ?? []);
+  const port = portLookup(composition);
   const runs = new Map<string, RunDeps>();
   const checkpointer = options.checkpointer ?? new MemorySaver();
   const clock = options.clock ?? systemClock;
@@ -132,7 +134,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     const signal = opts.signal ?? new AbortController().signal;
     const runKey = `${opts.runId}|${agent}`;
     const summarize = options.summarize ?? extractiveSummary;
-    const hooks = new HookRunner(composition, scope, { threadId: opts.threadId, runId: opts.runId, agent, signal, summarize });
+    const hooks = new HookRunner(composition, scope, { threadId: opts.threadId, runId: opts.runId, agent, signal, summarize, port });
     runs.set(runKey, {
       composition,
       model: options.model,
@@ -145,6 +147,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       agent,
       threadId: opts.threadId,
       signal,
+      port,
     });
     const config = { configurable: { thread_id: opts.threadId }, recursionLimit: 2 * maxTurns + 10, signal };
     const existing = ((await getState(opts.threadId)).messages as BaseMessage[] | undefined) ?? [];
@@ -189,6 +192,21 @@ function inputMessages(opts: RunOptions, systemPrompt: string | undefined): Base
   const given = typeof opts.input === "string" ? [new HumanMessage(opts.input)] : Array.isArray(opts.input) ? [...opts.input] : [opts.input as BaseMessage];
   given.forEach((m, i) => (m.id ??= `${opts.runId}:input:${i + 1}`));
   return systemPrompt ? [new SystemMessage({ content: systemPrompt, id: `${opts.threadId}:system` }), ...given] : given;
+}
+
+/** Ports are built once per runtime from the providing plugin's options, on first use. */
+function portLookup(composition: Composition): <T>(name: string) => T {
+  const built = new Map<string, unknown>();
+  return <T>(name: string): T => {
+    if (!built.has(name)) {
+      const provider = composition.order.map((n) => composition.plugins.get(n)!).find((p) => p.plugin.services?.[name]);
+      if (!provider) {
+        throw new KeelError("KEEL_ERR_COMPOSE_MISSING_PORT", `no plugin in stack \`${composition.stackName}\` provides the port \`${name}\`; add a service plugin that provides it`);
+      }
+      built.set(name, provider.plugin.services![name]!(provider.config));
+    }
+    return built.get(name) as T;
+  };
 }
 
 function collectTools(composition: Composition, extra: readonly KeelTool[]): BoundTool[] {

@@ -72,6 +72,7 @@ export function toolInvoker(deps: RunDeps, turn: number): ToolHandler {
           config,
           signal: deps.signal,
           now: () => deps.scope.isoNow(),
+          port: <T>(name: string) => deps.port<T>(name),
         });
         message = toToolMessage(output, toolCall);
       } catch (error) {

@@ -1,11 +1,12 @@
 import { KeelError } from "../errors.js";
 import { validateManifest } from "./validate-manifest.js";
-import type { Hooks, KeelTool, Manifest, Plugin } from "./types.js";
+import type { Hooks, KeelTool, Manifest, Plugin, PortFactory } from "./types.js";
 
 export interface PluginDefinition {
   manifest: Manifest;
   hooks?: Hooks;
   tools?: readonly KeelTool[];
+  services?: Readonly<Record<string, PortFactory>>;
 }
 
 /**
@@ -35,6 +36,7 @@ export function toPlugin(definition: PluginDefinition): Plugin {
     manifest: definition.manifest,
     hooks: Object.freeze({ ...(definition.hooks ?? {}) }),
     ...(definition.tools ? { tools: Object.freeze([...definition.tools]) } : {}),
+    ...(definition.services ? { services: Object.freeze({ ...definition.services }) } : {}),
   };
   return Object.freeze(plugin);
 }

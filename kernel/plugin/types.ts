@@ -43,6 +43,8 @@ export interface HookContext extends RunIdentity {
   summarize(messages: BaseMessage[]): Promise<string>;
   /** ISO-8601 time from the run's clock (fixed in scenarios). */
   now(): string;
+  /** A port provided by a service plugin of the stack (e.g. `workspace`); throws if none provides it. */
+  port<T = unknown>(name: string): T;
 }
 
 /** A tool as the kernel binds it: JSON Schema arguments and a plain function. */
@@ -62,6 +64,7 @@ export interface ToolContext extends RunIdentity {
   readonly config: Readonly<Record<string, unknown>>;
   readonly signal: AbortSignal;
   now(): string;
+  port<T = unknown>(name: string): T;
 }
 
 export interface ToolCall {
@@ -102,8 +105,13 @@ export interface Hooks {
   afterAgent?: StateHook;
 }
 
+/** Builds a port implementation from the providing plugin's validated options. */
+export type PortFactory = (config: Readonly<Record<string, unknown>>) => unknown;
+
 export interface Plugin {
   readonly manifest: Manifest;
   readonly hooks: Hooks;
   readonly tools?: readonly KeelTool[];
+  /** Port implementations, by port name; each name must be in `manifest.provides`. */
+  readonly services?: Readonly<Record<string, PortFactory>>;
 }

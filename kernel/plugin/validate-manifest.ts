@@ -67,6 +67,16 @@ export function validateManifest(plugin: Plugin): ManifestProblem[] {
       });
     }
   }
+  for (const port of Object.keys(plugin.services ?? {})) {
+    if (!(m.provides ?? []).includes(port)) {
+      problems.push({
+        code: "KEEL_ERR_MANIFEST_INVALID",
+        message: `${label} supplies the port \`${port}\` but its manifest does not list it in \`provides\``,
+        pointer: "/provides",
+        fix: `add "${port}" to manifest.provides`,
+      });
+    }
+  }
   if (m.config !== undefined) {
     try {
       validateAgainst(m.config, {});

@@ -4,6 +4,8 @@ import { bashTool, isBashArtifact } from "./bash.js";
 import { toBashRun } from "./bash-runs.js";
 import { lsTool, readFileTool, strReplaceTool, writeFileTool } from "./file-tools.js";
 import { workspaceManifest } from "./manifest.js";
+import { resolveInWorkspace, workspaceDir } from "./paths.js";
+import type { WorkspacePort } from "../../kernel/ports/workspace.js";
 
 const hooks: Hooks = {
   /**
@@ -31,6 +33,13 @@ export const workspacePlugin = definePlugin({
   manifest: workspaceManifest,
   hooks,
   tools: [readFileTool, writeFileTool, strReplaceTool, lsTool, bashTool],
+  services: {
+    /** The `workspace` port (kernel/ports/workspace.ts), for plugins that check files. */
+    workspace: (config): WorkspacePort => ({
+      dir: (threadId) => workspaceDir(config, threadId),
+      resolve: (threadId, userPath) => resolveInWorkspace(workspaceDir(config, threadId), userPath),
+    }),
+  },
 });
 
 export default workspacePlugin;

@@ -6,6 +6,7 @@ import type { StackV1 } from "../../contracts/stack/v1.js";
 import { compose } from "../../kernel/compose/index.js";
 import type { Composition, StackInput } from "../../kernel/compose/types.js";
 import { CompositionError } from "../../kernel/errors.js";
+import type { Plugin } from "../../kernel/plugin/types.js";
 import { sha256Hex } from "../../kernel/hashing.js";
 import { RunScope, steppingClock, type JournalRecord, type ModelRequestRecord, type StreamEventRecord } from "../../kernel/loop/run-scope.js";
 import { createAgentRuntime } from "../../kernel/loop/runtime.js";
@@ -24,6 +25,8 @@ export interface RunScenarioOptions {
   baseDir?: string;
   /** Extra plugin modules (`--plugin`). */
   pluginFiles?: readonly string[];
+  /** Extra plugin instances, added to the lead stack after its own entries (like `--plugin`). */
+  plugins?: readonly Plugin[];
   /** Keep the temporary workspace directory instead of deleting it. */
   keepWorkspace?: boolean;
   signal?: AbortSignal;
@@ -35,7 +38,12 @@ export interface RunScenarioOptions {
  */
 export async function runScenario(scenario: ScenarioV1, options: RunScenarioOptions = {}): Promise<RunReport> {
   const baseDir = options.baseDir ?? process.cwd();
-  const lead = await loadStack(options.stack ?? (scenario.stack as string | StackV1), { pluginFiles: options.pluginFiles ?? [], baseDir, cwd: baseDir });
+  const lead = await loadStack(options.stack ?? (scenario.stack as string | StackV1), {
+    pluginFiles: options.pluginFiles ?? [],
+    plugins: options.plugins ?? [],
+    baseDir,
+    cwd: baseDir,
+  });
   const subRef = lead.stack.subagentStack ?? "subagent";
   const sub = await loadStack(subRef as string | StackV1, { baseDir: lead.baseDir, cwd: lead.baseDir });
 

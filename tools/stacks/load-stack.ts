@@ -98,9 +98,12 @@ export async function resolveStack(stack: StackV1, baseDir: string, extraPlugins
  * const { stack, plugins } = await loadStack("lead");
  * const composition = compose(stack, { plugins });
  */
-export async function loadStack(ref: string | StackV1, options: { pluginFiles?: readonly string[]; cwd?: string; baseDir?: string } = {}): Promise<LoadedStack> {
+export async function loadStack(
+  ref: string | StackV1,
+  options: { pluginFiles?: readonly string[]; plugins?: readonly Plugin[]; cwd?: string; baseDir?: string } = {},
+): Promise<LoadedStack> {
   const cwd = options.cwd ?? process.cwd();
-  const extra = await Promise.all((options.pluginFiles ?? []).map((f) => loadPluginModule(f, cwd)));
+  const extra = [...(await Promise.all((options.pluginFiles ?? []).map((f) => loadPluginModule(f, cwd)))), ...(options.plugins ?? [])];
   let stack: StackV1;
   let baseDir: string;
   let source: string;

@@ -1,0 +1,48 @@
+import Type, { type Static } from "typebox";
+import { defineContract } from "../define.js";
+import { Sha256Hex, Usage } from "../shared.js";
+import { RUN_STATUSES, StatusError, StopLimit, StopReason } from "../status/v2.js";
+
+/** How a caller can check a deliverable, e.g. `{ type: "rows", expected: 12, found: 12 }`. */
+export const Verification = Type.Object(
+  { type: Type.String({ minLength: 1 }), expected: Type.Number(), found: Type.Number() },
+  { additionalProperties: false },
+);
+export type Verification = Static<typeof Verification>;
+
+const Steps = Type.Array(Type.String({ minLength: 1 }));
+
+/**
+ * The status@2 fields plus the child's inventory. `payload` is required but may be any
+ * JSON value (`null` when the child returned nothing); `schemaValid` is `null` when the
+ * caller gave no `outputSchema`.
+ */
+export const SubagentReturnV1 = Type.Object(
+  {
+    contract: Type.Literal("subagent-return"),
+    version: Type.Literal(1),
+    status: Type.Enum(RUN_STATUSES),
+    stopReasons: Type.Array(StopReason),
+    primaryStopReason: Type.Optional(Type.String({ minLength: 1 })),
+    text: Type.String(),
+    error: Type.Optional(StatusError),
+    resultSha256: Type.Optional(Sha256Hex),
+    usage: Type.Optional(Usage),
+    reason: Type.Optional(Type.String({ minLength: 1 })),
+    limit: Type.Optional(StopLimit),
+    stoppedAtStep: Type.Optional(Type.String({ minLength: 1 })),
+    completedSteps: Steps,
+    missingSteps: Steps,
+    payload: Type.Unknown(),
+    verification: Type.Optional(Verification),
+    suggestions: Type.Array(Type.String()),
+    retryable: Type.Boolean(),
+    schemaValid: Type.Union([Type.Boolean(), Type.Null()]),
+    callerNextAction: Type.Optional(Type.String()),
+    criticalPath: Type.Optional(Steps),
+  },
+  { additionalProperties: false },
+);
+export type SubagentReturnV1 = Static<typeof SubagentReturnV1>;
+
+export default defineContract("subagent-return", 1, "Keel subagent return: what a delegated child hands back", SubagentReturnV1);
