@@ -125,6 +125,10 @@ export const ERRORS = {
     description: "A contract name or version is not known to this Keel.",
     solve: "Use `name@version` of a published contract (see `schemas/`).",
   },
+  KEEL_ERR_CONTRACT_NO_MIGRATION: {
+    description: "No chain of registered migrations leads from a payload's contract version to the version asked for (or the direction is wrong: `upgrade` goes up, `project` goes down).",
+    solve: "Register the missing `contracts/<name>/migrate.ts` step in `contracts/migrations.ts`, or ask for a version a chain reaches.",
+  },
   KEEL_ERR_SCENARIO_INVALID: {
     description: "A scenario file does not match scenario@1; the message names the JSON pointer.",
     solve: "Fix the scenario at the given pointer (INTERFACES.md, scenario@1).",

@@ -21,10 +21,10 @@ export async function toolsStep(deps: RunDeps, loop: LoopState, local: LocalStat
     .map((c, i) => ({ id: c.id ?? `${ai!.id}:call:${i + 1}`, name: c.name, args: (c.args ?? {}) as Record<string, unknown> }));
 
   const results = await Promise.all(
-    calls.map(async (toolCall) => {
+    calls.map(async (toolCall, index) => {
       const updates: Array<[string, ChannelUpdate]> = [];
       const handler = deps.hooks.toolOnion(toolInvoker(deps, loop.turn), local, loop.turn, updates);
-      const message = await handler({ toolCall, tool: deps.tools.get(toolCall.name)?.tool, state: {} });
+      const message = await handler({ toolCall, index, tool: deps.tools.get(toolCall.name)?.tool, state: {} });
       return { toolCall, message, updates };
     }),
   );

@@ -86,6 +86,8 @@ export interface ModelRequest {
 
 export interface ToolRequest {
   toolCall: ToolCall;
+  /** Position of this call among the calls run in this tools step (0-based, tool-call order). */
+  index: number;
   /** The tool that will run, or undefined when the model named an unknown tool. */
   tool: KeelTool | undefined;
   state: ChannelState;
