@@ -1,0 +1,128 @@
+import { createHash } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { validate } from "../../contracts/registry.js";
+import { main } from "../../tools/cli/main.js";
+import { fakeIO } from "./fake-io.js";
+
+function scenarioFile(body: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), "keel-run-test-"));
+  const path = join(dir, "s.json");
+  writeFileSync(path, typeof body === "string" ? body : JSON.stringify(body));
+  return path;
+}
+
+const base = {
+  contract: "scenario",
+  version: 1,
+  name: "cli-run",
+  stack: "lead",
+  input: "Write notes.",
+  workspace: { files: { "a.txt": "hello" } },
+  agents: { lead: { turns: [{ toolCalls: [{ name: "write_file", args: { path: "notes.md", content: "# Notes\n" } }] }, { content: "Wrote notes.md [r1 write_file]." }] } },
+};
+
+describe("keel run", () => {
+  it("prints run-report@1 with --json (exit 0) and it validates", async () => {
+    const io = fakeIO();
+    expect(await main(["run", scenarioFile(base), "--json"], io)).toBe(0);
+    const report = JSON.parse(io.stdout());
+    expect(validate("run-report@1", report)).toEqual({ valid: true, errors: [] });
+    expect(report.outcome).toMatchObject({ status: "succeeded", text: "Wrote notes.md [r1 write_file]." });
+    expect(report.turns).toEqual({ lead: 2, total: 2 });
+    expect(Object.keys(report.workspace.files)).toEqual(["a.txt", "notes.md"]);
+    expect(report.workspace.files["notes.md"]).toEqual({ bytes: 8, sha256: createHash("sha256").update("# Notes\n").digest("hex") });
+    expect(report.modelRequests.map((r: { tools: string[] }) => r.tools.length)).toEqual([5, 5]);
+    expect(report.modelRequests[1].messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(report.events[0].event).toBe("metadata");
+    expect(report.events.at(-1).event).toBe("end");
+    expect(report.composition.lead).toContain("workspace");
+  });
+
+  it("is deterministic apart from durations", async () => {
+    const path = scenarioFile(base);
+    const a = fakeIO();
+    const b = fakeIO();
+    await main(["run", path, "--json"], a);
+    await main(["run", path, "--json"], b);
+    expect(a.stdout()).toBe(b.stdout());
+  });
+
+  it("exits 2 naming the JSON pointer for an invalid scenario", async () => {
+    const { agents: _agents, ...missing } = base;
+    const io = fakeIO();
+    expect(await main(["run", scenarioFile(missing)], io)).toBe(2);
+    expect(io.stderr()).toContain("KEEL_ERR_SCENARIO_INVALID");
+    expect(io.stderr()).toContain("`/agents`");
+    const json = fakeIO();
+    expect(await main(["run", scenarioFile({ ...base, maxTurns: 0 }), "--json"], json)).toBe(2);
+    expect(JSON.parse(json.stdout())).toMatchObject({ ok: false, error: { code: "KEEL_ERR_SCENARIO_INVALID" } });
+    expect(json.stderr()).toContain("/maxTurns");
+  });
+
+  it("exits 2 for a missing file or invalid JSON", async () => {
+    const io = fakeIO();
+    expect(await main(["run", "/nonexistent/s.json"], io)).toBe(2);
+    expect(io.stderr()).toContain("KEEL_ERR_CLI_FILE");
+    const bad = fakeIO();
+    expect(await main(["run", scenarioFile("{ nope")], bad)).toBe(2);
+    expect(bad.stderr()).toContain("KEEL_ERR_CLI_JSON");
+  });
+
+  it("exits 1 with the problems when the stack does not compose", async () => {
+    const io = fakeIO();
+    const stack = { name: "broken", plugins: ["workspace"], order: [["workspace", "ghost"]] };
+    expect(await main(["run", scenarioFile({ ...base, stack }), "--json"], io)).toBe(1);
+    const doc = JSON.parse(io.stdout());
+    expect(doc.ok).toBe(false);
+    expect(doc.problems.map((p: { code: string }) => p.code)).toEqual(["KEEL_ERR_COMPOSE_MISSING_DEP"]);
+  });
+
+  it("prints a text summary without --json", async () => {
+    const io = fakeIO();
+    expect(await main(["run", scenarioFile(base)], io)).toBe(0);
+    expect(io.stdout()).toMatch(/outcome:\s+succeeded/);
+    expect(io.stdout()).toMatch(/turns:\s+lead=2 \(total 2\)/);
+  });
+});
+
+describe("keel compose", () => {
+  it("prints every hook chain for the lead stack", async () => {
+    const io = fakeIO();
+    expect(await main(["compose", "--json"], io)).toBe(0);
+    const doc = JSON.parse(io.stdout());
+    expect(doc.ok).toBe(true);
+    expect(doc.order[0]).toBeDefined();
+    expect(Object.keys(doc.hooks)).toEqual(["beforeAgent", "beforeModel", "wrapModelCall", "afterModel", "wrapToolCall", "afterAgent"]);
+  });
+
+  it("adds --plugin modules and reports races with exit 1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "keel-compose-test-"));
+    const mk = (name: string) => {
+      const file = join(dir, `${name}.mjs`);
+      writeFileSync(
+        file,
+        `export default { manifest: { name: "${name}", version: "1.0.0", kind: "middleware", kernel: ">=0.1.0", description: "x",
+          hooks: { afterModel: { mutates: ["messages"] } } }, hooks: { afterModel() {} } };`,
+      );
+      return file;
+    };
+    const io = fakeIO();
+    expect(await main(["compose", "--plugin", mk("alpha"), "--plugin", mk("beta"), "--json"], io)).toBe(1);
+    const problems = JSON.parse(io.stdout()).problems;
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatchObject({ code: "KEEL_ERR_COMPOSE_RACE", plugins: ["alpha", "beta"], hook: "afterModel", channel: "messages" });
+    expect(problems[0].fix).toContain('["alpha","beta"]');
+  });
+
+  it("exits 2 for an unknown stack and a bad flag", async () => {
+    const io = fakeIO();
+    expect(await main(["compose", "nope", "--json"], io)).toBe(2);
+    expect(JSON.parse(io.stdout()).error.code).toBe("KEEL_ERR_STACK_NOT_FOUND");
+    const flag = fakeIO();
+    expect(await main(["compose", "--frobnicate"], flag)).toBe(2);
+    expect(flag.stderr()).toContain("KEEL_ERR_CLI_USAGE");
+  });
+});
