@@ -157,9 +157,12 @@ export class HookRunner {
           if (++calls > 1 && !mayRetry) {
             throw new KeelError("KEEL_ERR_HOOK_NEXT_TWICE", `plugin \`${plugin}\` called next() twice in ${hook} without declaring \`retries: true\``, { plugin, hook });
           }
+          // Updates inner hooks made during an attempt that fails are dropped, so a retry cannot apply them twice.
+          const mark = updates.length;
           try {
             return await inner(req);
           } catch (error) {
+            updates.length = mark;
             if (typeof error === "object" && error !== null) passingThrough.add(error);
             throw error;
           }

@@ -1,3 +1,4 @@
+import { BaseMessage, RemoveMessage } from "@langchain/core/messages";
 import { Overwrite } from "@langchain/langgraph";
 import { validate } from "../../contracts/registry.js";
 import { reduceChannel } from "../channels/reducers.js";
@@ -17,7 +18,7 @@ export class LocalState {
 
   constructor(
     private readonly composition: Composition,
-    initial: Readonly<Record<string, unknown>>,
+    private readonly initial: Readonly<Record<string, unknown>>,
   ) {
     this.values = { ...initial };
   }
@@ -28,6 +29,7 @@ export class LocalState {
 
   /** Replace a channel's value outright (kernel only). */
   set(channel: string, value: unknown): void {
+    if (channel === "messages") this.messageIds = null;
     this.values[channel] = value;
     this.changed.add(channel);
   }
@@ -38,9 +40,29 @@ export class LocalState {
       const channel = this.composition.channels.get(name);
       if (!channel) throw new KeelError("KEEL_ERR_HOOK_UNDECLARED_MUTATION", `${source} wrote \`${name}\`, which is not a channel of this stack`);
       if (channel.contract) assertContract(channel.contract, name, value, source);
-      this.values[name] = reduceChannel(channel.reducer, this.values[name], value);
+      this.values[name] = channel.reducer === "messages" ? this.appendMessages(value) : reduceChannel(channel.reducer, this.values[name], value);
       this.changed.add(name);
     }
+  }
+
+  private messageIds: Set<string> | null = null;
+
+  /**
+   * The messages reducer is O(history) per call; the common case — new messages with fresh
+   * ids — is a plain append. Anything else (replacement, removal, no id) takes the reducer.
+   */
+  private appendMessages(update: unknown): BaseMessage[] {
+    const current = (this.values.messages as BaseMessage[] | undefined) ?? [];
+    const items = Array.isArray(update) ? (update as BaseMessage[]) : [update as BaseMessage];
+    if (!this.messageIds || this.messageIds.size !== current.length) this.messageIds = new Set(current.map((m) => m.id ?? ""));
+    const ids = this.messageIds;
+    const plain = items.every((m) => m instanceof BaseMessage && !RemoveMessage.isInstance(m) && m.id && !ids.has(m.id));
+    if (!plain || new Set(items.map((m) => m.id)).size !== items.length) {
+      this.messageIds = null;
+      return reduceChannel("messages", current, update) as BaseMessage[];
+    }
+    for (const m of items) ids.add(m.id!);
+    return [...current, ...items];
   }
 
   /** The channels a hook may see. */
@@ -53,9 +75,44 @@ export class LocalState {
   /** The node's return value: every changed channel, already reduced. */
   changes(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const name of this.changed) out[name] = new Overwrite(this.values[name]);
+    for (const name of this.changed) {
+      const delta = this.composition.channels.get(name)?.reducer === "messages" ? messagesDelta(this.initial[name] as BaseMessage[] | undefined, this.values[name] as BaseMessage[]) : null;
+      out[name] = delta ?? new Overwrite(this.values[name]);
+    }
     return out;
   }
+}
+
+/**
+ * The change from `before` to `after` as a messages-reducer update (replaced and new
+ * messages, removals), so a step checkpoints what it added rather than the whole history.
+ * Null when the change reorders messages, which only a full overwrite can express.
+ */
+export function messagesDelta(before: readonly BaseMessage[] | undefined, after: readonly BaseMessage[]): Array<BaseMessage> | null {
+  const previous = new Map<string, { index: number; message: BaseMessage }>();
+  (before ?? []).forEach((message, index) => {
+    if (message.id) previous.set(message.id, { index, message });
+  });
+  if (previous.size !== (before ?? []).length) return null;
+  const delta: BaseMessage[] = [];
+  const kept = new Set<string>();
+  let lastIndex = -1;
+  let appending = false;
+  for (const message of after) {
+    const known = message.id ? previous.get(message.id) : undefined;
+    if (!known) {
+      if (!message.id) return null;
+      appending = true;
+      delta.push(message);
+      continue;
+    }
+    if (appending || known.index < lastIndex) return null;
+    lastIndex = known.index;
+    kept.add(message.id!);
+    if (known.message !== message) delta.push(message);
+  }
+  const removed = [...previous.keys()].filter((id) => !kept.has(id)).map((id) => new RemoveMessage({ id }));
+  return [...removed, ...delta];
 }
 
 /** Writes to a contract-typed channel fail closed: each written item must validate. */

@@ -102,4 +102,25 @@ describe("hook dispatch (LangChain v1 semantics)", () => {
     const run = await runWith([outer, inner, toolsPlugin(tool("echo", () => "x"))], { turns: [{ toolCalls: [{ name: "echo", args: {} }] }] });
     expect(run.outcome.error?.message).toBe("plugin `inner` failed in wrapToolCall: inner broke");
   });
+
+  it("drops updates an inner hook made in an attempt that failed, so a retry applies them once", async () => {
+    let attempt = 0;
+    const retrier = plugin({ name: "retrier", hooks: { wrapModelCall: { retries: true } } }, { wrapModelCall: async (req, next) => {
+      try {
+        return await next(req);
+      } catch {
+        return next(req);
+      }
+    } });
+    const marker = plugin(
+      { name: "marker", requiresBefore: ["retrier"], channels: { marks: { schema: { type: "array" }, reducer: "append" } }, hooks: { wrapModelCall: { mutates: ["marks"] } } },
+      { wrapModelCall: async (req, next, ctx) => {
+        ctx.update({ marks: [`attempt ${++attempt}`] });
+        return next(req);
+      } },
+    );
+    const run = await runWith([retrier, marker], { turns: [{ content: "ok" }] }, { faults: [{ agent: "lead", turn: 1, error: { status: 503, message: "busy" } }] });
+    expect(run.outcome.status).toBe("succeeded");
+    expect(run.values.marks).toEqual(["attempt 2"]);
+  });
 });

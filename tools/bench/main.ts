@@ -1,0 +1,11 @@
+import { benchCompose } from "./compose.bench.js";
+import { benchLoop } from "./loop.bench.js";
+
+/** `npm run bench`: every figure is a ratio against a baseline measured in the same run. */
+const suites: Record<string, () => Promise<string[]>> = { compose: benchCompose, loop: benchLoop };
+const only = process.argv.slice(2);
+for (const [name, run] of Object.entries(suites)) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  for (const line of await run()) process.stdout.write(`${line}\n`);
+  process.stdout.write("\n");
+}
