@@ -38,3 +38,14 @@ export {
   type StreamEventName,
 } from "./stream-event/v1.js";
 export { JournalEntryV1, JOURNAL_KINDS } from "./journal-entry/v1.js";
+export { StatusV1, LEGACY_STATUSES, LEGACY_STOP_REASONS, RESULT_BRIEF_CHARS, type LegacyStatus, type LegacyStopReason } from "./status/v1.js";
+export { upgrade as upgradeStatusV1, project as projectStatusV2, primaryOf as primaryStopReasonOf, toResultBrief } from "./status/migrate.js";
+export { SubagentReturnV1, Verification } from "./subagent-return/v1.js";
+export { ReceiptV1, ReceiptId, ShortSha256, RECEIPT_STATUSES } from "./receipt/v1.js";
+export { ReceiptVerdictV1, FailedCitation } from "./receipt-verdict/v1.js";
+export { AcceptanceVerdictV1, AcceptanceLeaf } from "./acceptance-verdict/v1.js";
+export { DelegationV1, DelegationLease, DELEGATION_STATUSES, DESCRIPTION_CHARS, type DelegationStatus } from "./delegation/v1.js";
+export { LeaseV1, LEASE_STATES, type LeaseState } from "./lease/v1.js";
+export { RunV1, RUN_RECORD_STATUSES, MULTITASK_STRATEGIES, RUN_STATUS_OF_OUTCOME, type RunRecordStatus, type MultitaskStrategy } from "./run/v1.js";
+export { upgrade, project, latestVersion } from "./upgrade.js";
+export { MIGRATIONS, type Migration } from "./migrations.js";

@@ -2,23 +2,39 @@ import type { ErrorObject } from "ajv";
 import { KeelError } from "../kernel/errors.js";
 import { compileSchema, toIssues, type ValidationIssue, type ValidationResult } from "./ajv.js";
 import { publishedSchema, type ContractDefinition } from "./define.js";
+import acceptanceVerdictV1 from "./acceptance-verdict/v1.js";
+import delegationV1 from "./delegation/v1.js";
 import journalEntryV1 from "./journal-entry/v1.js";
+import leaseV1 from "./lease/v1.js";
 import manifestV1 from "./manifest/v1.js";
+import receiptVerdictV1 from "./receipt-verdict/v1.js";
+import receiptV1 from "./receipt/v1.js";
 import runReportV1 from "./run-report/v1.js";
+import runV1 from "./run/v1.js";
 import scenarioV1 from "./scenario/v1.js";
 import stackV1 from "./stack/v1.js";
+import statusV1 from "./status/v1.js";
 import statusV2 from "./status/v2.js";
 import streamEventV1 from "./stream-event/v1.js";
+import subagentReturnV1 from "./subagent-return/v1.js";
 
 /** Every published contract; `keel schemas build` writes one schema file per entry. */
 export const contracts: readonly ContractDefinition[] = Object.freeze([
   manifestV1,
   stackV1,
+  statusV1,
   statusV2,
   scenarioV1,
   runReportV1,
   streamEventV1,
   journalEntryV1,
+  subagentReturnV1,
+  receiptV1,
+  receiptVerdictV1,
+  acceptanceVerdictV1,
+  delegationV1,
+  leaseV1,
+  runV1,
 ]);
 
 export interface ContractRef {

@@ -9,6 +9,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   run: { summary: "run SCENARIO [--stack STACK] [--json]", load: async () => (await import("./commands/run.js")).runCommand },
   schemas: { summary: "schemas build [--check]", load: async () => (await import("./commands/schemas.js")).schemasCommand },
   docs: { summary: "docs build [--check]", load: async () => (await import("./commands/docs.js")).docsCommand },
+  validate: { summary: "validate CONTRACT@VERSION FILE [--json]", load: async () => (await import("./commands/validate.js")).validateCommand },
+  plugin: { summary: "plugin check MODULE [--stack STACK] [--json]", load: async () => (await import("./commands/plugin.js")).pluginCommand },
 };
 
 export async function main(argv: string[], io: CommandIO = processIO): Promise<number> {

@@ -1,0 +1,111 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { pluginCommand } from "../../tools/cli/commands/plugin.js";
+import { main } from "../../tools/cli/main.js";
+import { captureIO } from "./capture-io.js";
+
+const fixtures = join(process.cwd(), "test", "fixtures");
+const plugin = (name: string) => `test/fixtures/plugins/${name}.mjs`;
+const REDACTOR_STACK = "test/fixtures/stacks/with-redactor.json";
+
+describe("keel plugin check", () => {
+  it("a well-formed plugin composes into `lead`: ok, exit 0", async () => {
+    const io = captureIO();
+    expect(await pluginCommand(["check", plugin("audit-log"), "--json"], io)).toBe(0);
+    expect(io.json()).toEqual({ ok: true, manifestProblems: [], problems: [] });
+  });
+
+  it("text mode says so", async () => {
+    const io = captureIO();
+    expect(await pluginCommand(["check", plugin("audit-log")], io)).toBe(0);
+    expect(io.stdout.join("\n")).toBe(["manifest of `audit-log`: ok", "`audit-log` in stack `lead`: composes", "ok"].join("\n"));
+  });
+
+  it("an implemented but undeclared hook is a manifest problem with its fix (reported once)", async () => {
+    const io = captureIO();
+    expect(await pluginCommand(["check", plugin("undeclared-hook"), "--json"], io)).toBe(1);
+    const doc = io.json();
+    expect(doc.ok).toBe(false);
+    expect(doc.manifestProblems).toEqual([
+      {
+        code: "KEEL_ERR_MANIFEST_HOOKS",
+        message: "`undeclared-hook` implements `beforeModel` but its manifest does not declare it",
+        pointer: "/hooks/beforeModel",
+        fix: "add `beforeModel: {}` to manifest.hooks (with its observes/mutates)",
+      },
+    ]);
+    expect(doc.problems).toEqual([]);
+  });
+
+  it("a missing config schema is a manifest problem at /config", async () => {
+    const io = captureIO();
+    expect(await pluginCommand(["check", plugin("no-config"), "--json"], io)).toBe(1);
+    const [problem, ...rest] = io.json().manifestProblems;
+    expect(rest).toEqual([]);
+    expect(problem).toMatchObject({ code: "KEEL_ERR_MANIFEST_INVALID", pointer: "/config" });
+    expect(problem.fix).toMatch(/declare `config`/);
+  });
+
+  it("a race with a plugin of the --stack is reported as in `compose`, with the fix", async () => {
+    const io = captureIO();
+    expect(await pluginCommand(["check", plugin("trimmer"), "--stack", REDACTOR_STACK, "--json"], io)).toBe(1);
+    const doc = io.json();
+    expect(doc.ok).toBe(false);
+    expect(doc.manifestProblems).toEqual([]);
+    expect(doc.problems).toEqual([
+      {
+        code: "KEEL_ERR_COMPOSE_RACE",
+        message:
+          '`redactor` and `trimmer` both mutate `messages` in afterModel with no order between them; add ["redactor","trimmer"] or ["trimmer","redactor"] to `order`',
+        plugins: ["redactor", "trimmer"],
+        hook: "afterModel",
+        channel: "messages",
+        fix: 'add ["redactor","trimmer"] or ["trimmer","redactor"] to order',
+      },
+    ]);
+  });
+
+  it("text mode lists the race and its fix", async () => {
+    const io = captureIO();
+    expect(await pluginCommand(["check", plugin("trimmer"), "--stack", REDACTOR_STACK], io)).toBe(1);
+    const text = io.stdout.join("\n");
+    expect(text).toContain("`trimmer` in stack `test/fixtures/stacks/with-redactor.json`: does not compose (1 problem)");
+    expect(text).toContain("KEEL_ERR_COMPOSE_RACE: `redactor` and `trimmer` both mutate `messages`");
+    expect(text).toContain('fix: add ["redactor","trimmer"] or ["trimmer","redactor"] to order');
+    expect(text.endsWith("not ok")).toBe(true);
+  });
+
+  it("the same plugin without the rival composes into `lead`", async () => {
+    const io = captureIO();
+    expect(await pluginCommand(["check", plugin("trimmer"), "--json"], io)).toBe(0);
+    expect(io.json().ok).toBe(true);
+  });
+
+  it("a stack that already lists the plugin does not get a second copy", async () => {
+    const io = captureIO(fixtures);
+    expect(await pluginCommand(["check", "plugins/redactor.mjs", "--stack", "stacks/with-redactor.json", "--json"], io)).toBe(0);
+    expect(io.json()).toEqual({ ok: true, manifestProblems: [], problems: [] });
+  });
+
+  it.each([
+    [["check", "test/fixtures/plugins/missing.mjs"], "KEEL_ERR_CLI_FILE"],
+    [["check", plugin("no-default-export")], "KEEL_ERR_PLUGIN_MODULE_INVALID"],
+    [["check", plugin("audit-log"), "--stack", "nope"], "KEEL_ERR_STACK_NOT_FOUND"],
+    [["check"], "KEEL_ERR_CLI_USAGE"],
+    [["check", plugin("audit-log"), plugin("trimmer")], "KEEL_ERR_CLI_USAGE"],
+    [["audit", plugin("audit-log")], "KEEL_ERR_CLI_USAGE"],
+    [[], "KEEL_ERR_CLI_USAGE"],
+    [["check", plugin("audit-log"), "--fix"], "KEEL_ERR_CLI_USAGE"],
+  ])("%j exits 2 with %s", async (args, code) => {
+    const io = captureIO();
+    expect(await pluginCommand([...args, "--json"], io)).toBe(2);
+    expect(io.json()).toEqual({ ok: false, error: { code, message: expect.any(String) } });
+    expect(io.stderr[0]).toMatch(new RegExp(`^${code}: `));
+  });
+
+  it("is reachable as `keel plugin check`", async () => {
+    const io = captureIO();
+    expect(await main(["plugin", "check", plugin("audit-log"), "--json"], io)).toBe(0);
+    expect(io.json().ok).toBe(true);
+  });
+});
