@@ -71,3 +71,14 @@ export function lastAssistant(messages: readonly BaseMessage[]): AIMessage | und
   }
   return undefined;
 }
+
+/**
+ * Give a message an id that survives a checkpoint round trip: @langchain/core serializes
+ * `lc_kwargs`, which does not see a later assignment to `id`.
+ */
+export function ensureMessageId(message: BaseMessage, id: string): BaseMessage {
+  if (message.id) return message;
+  message.id = id;
+  (message as unknown as { lc_kwargs: Record<string, unknown> }).lc_kwargs.id = id;
+  return message;
+}

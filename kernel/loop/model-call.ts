@@ -1,7 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { KeelTool, ModelHandler } from "../plugin/types.js";
-import { setKeelMeta } from "./message-meta.js";
+import { ensureMessageId, setKeelMeta } from "./message-meta.js";
 import { normalizeFinish, normalizeUsage } from "./normalize.js";
 import type { RunDeps } from "./loop-state.js";
 
@@ -48,7 +48,7 @@ export function normalizeResponse(output: BaseMessage, id: string): AIMessage {
         ...(source.usage_metadata ? { usage_metadata: source.usage_metadata } : {}),
       })
     : source;
-  message.id ??= id;
+  ensureMessageId(message, id);
   const usage = normalizeUsage(message);
   message.usage_metadata = { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, total_tokens: usage.totalTokens };
   setKeelMeta(message, { finish: normalizeFinish(message) });

@@ -10,6 +10,7 @@ import { agentStep } from "./agent-node.js";
 import { toRunError } from "./finish.js";
 import { HookRunner } from "./hook-runner.js";
 import { LocalState } from "./local-state.js";
+import { ensureMessageId } from "./message-meta.js";
 import { freshLoopState, type BoundTool, type LoopState, type RunDeps } from "./loop-state.js";
 import type { TokenUsage } from "./normalize.js";
 import { RunScope, systemClock, type Clock, type RunSink } from "./run-scope.js";
@@ -190,7 +191,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
 
 function inputMessages(opts: RunOptions, systemPrompt: string | undefined): BaseMessage[] {
   const given = typeof opts.input === "string" ? [new HumanMessage(opts.input)] : Array.isArray(opts.input) ? [...opts.input] : [opts.input as BaseMessage];
-  given.forEach((m, i) => (m.id ??= `${opts.runId}:input:${i + 1}`));
+  given.forEach((m, i) => ensureMessageId(m, `${opts.runId}:input:${i + 1}`));
   return systemPrompt ? [new SystemMessage({ content: systemPrompt, id: `${opts.threadId}:system` }), ...given] : given;
 }
 

@@ -180,3 +180,10 @@ describe("agent loop", () => {
     expect(second.turns).toBe(1);
   });
 });
+
+describe("persisted messages", () => {
+  it("keep the ids the kernel gave them across a checkpoint round trip", async () => {
+    const run = await runWith([echo], { turns: [{ toolCalls: [{ name: "echo", args: {} }] }, { content: "done" }] });
+    expect(run.messages.map((m) => m.id)).toEqual(["run-1:input:1", "run-1:lead:1", "call_lead_1_1:result", "run-1:lead:2"]);
+  });
+});
