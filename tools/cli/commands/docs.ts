@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { KeelError } from "../../../kernel/errors.js";
 import { packageRoot } from "../../../kernel/package-root.js";
 import { renderErrorsTable } from "../../docs/errors-table.js";
+import { renderStacksDoc } from "../../docs/stacks-doc.js";
 import { EXIT_FAILED, EXIT_OK, failUsage, type CommandIO } from "../io.js";
 
 export interface GeneratedDoc {
@@ -13,7 +14,10 @@ export interface GeneratedDoc {
 }
 
 /** Every document generated from code; add an entry to generate another one. */
-export const GENERATED_DOCS: readonly GeneratedDoc[] = [{ path: "docs/errors.md", render: renderErrorsTable }];
+export const GENERATED_DOCS: readonly GeneratedDoc[] = [
+  { path: "docs/errors.md", render: renderErrorsTable },
+  { path: "docs/stacks.md", render: renderStacksDoc },
+];
 
 export interface DocDrift {
   path: string;

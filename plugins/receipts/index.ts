@@ -1,0 +1,89 @@
+import type { ToolMessage } from "@langchain/core/messages";
+import { setKeelMeta } from "../../kernel/loop/message-meta.js";
+import { definePlugin } from "../../kernel/plugin/define-plugin.js";
+import type { HookContext, Hooks, ToolRequest } from "../../kernel/plugin/types.js";
+import { hasDelegated, insertAfterLeadingSystem, ledgerMessage, renderReceiptLedger } from "./ledger.js";
+import { LEDGER_CHARS, receiptsManifest } from "./manifest.js";
+import { allReceipts, runReceipts, runStart, type ReceiptRun } from "./run-receipts.js";
+import { buildReceipt, isValidReceipt, receiptId } from "./stamp.js";
+
+interface ReceiptsOptions {
+  enabled: boolean;
+  render: "always" | "delegation_only";
+  ledgerChars: number;
+}
+
+function options(ctx: HookContext): ReceiptsOptions {
+  const c = ctx.config;
+  return {
+    enabled: c.enabled !== false,
+    render: c.render === "delegation_only" ? "delegation_only" : "always",
+    ledgerChars: typeof c.ledgerChars === "number" ? c.ledgerChars : LEDGER_CHARS,
+  };
+}
+
+/**
+ * Stamp the call's receipt through `ctx.update` (applied by the kernel in tool-call order).
+ * The id is this run's receipt count at the start of the step plus the call's position in
+ * the step, so parallel calls get r-ids in tool-call order whatever order they finish in.
+ * Nothing here reads the tool's output as evidence beyond hashing it.
+ */
+function stamp(request: ToolRequest, response: ToolMessage | null, ctx: HookContext): void {
+  try {
+    const n = allReceipts(request.state).length - runStart(request.state) + request.index + 1;
+    const receipt = buildReceipt({ id: receiptId(n), toolCall: request.toolCall, response, createdAt: ctx.now() });
+    if (isValidReceipt(receipt)) ctx.update({ receipts: [receipt] });
+  } catch {
+    // A failure to stamp never breaks the tool call; the ledger just lacks this call.
+  }
+}
+
+const hooks: Hooks = {
+  beforeAgent(state, ctx) {
+    const run: ReceiptRun = { runId: ctx.runId, agent: ctx.agent, start: allReceipts(state).length };
+    return { receiptRun: run };
+  },
+
+  async wrapToolCall(request, next, ctx) {
+    if (!options(ctx).enabled) return next(request);
+    let response: ToolMessage;
+    try {
+      response = await next(request);
+    } catch (error) {
+      stamp(request, null, ctx);
+      throw error;
+    }
+    stamp(request, response, ctx);
+    return response;
+  },
+
+  async wrapModelCall(request, next, ctx) {
+    const opts = options(ctx);
+    if (!opts.enabled) return next(request);
+    const receipts = runReceipts(request.state);
+    const show = opts.render === "always" || hasDelegated(request.messages, receipts);
+    const ledger = show ? renderReceiptLedger(receipts, opts.ledgerChars) : { text: "", shown: [] };
+    const messages = ledger.text === "" ? request.messages : insertAfterLeadingSystem(request.messages, ledgerMessage(ledger.text));
+    const response = await next({ ...request, messages });
+    setKeelMeta(response, { receiptIds: ledger.shown });
+    return response;
+  },
+};
+
+/**
+ * Runtime-owned execution evidence: a receipt@1 per tool call in `receipts` (ids r1, r2, …
+ * per agent run), the run's receipts shown to the model as a hidden ledger, and the ids
+ * shown stamped on each AI message as `keel.receiptIds`.
+ *
+ * @example
+ * { "plugins": ["workspace", { "name": "receipts", "config": { "render": "delegation_only" } }] }
+ */
+export const receiptsPlugin = definePlugin({ manifest: receiptsManifest, hooks });
+
+export default receiptsPlugin;
+
+export { ACTION_VERBS, CITATION_PATTERN, checkCitations, hasActionClaim, parseCitations, renderCitationSummary, type ReceiptVerdict } from "./citations.js";
+export { DELEGATION_TOOL, LEDGER_HEADER, LEDGER_OMITTED, hasDelegated, insertAfterLeadingSystem, receiptLine, renderReceiptLedger, type RenderedLedger } from "./ledger.js";
+export { LEDGER_CHARS, receiptsConfigSchema, receiptsManifest } from "./manifest.js";
+export { allReceipts, runReceipts, runStart, type ReceiptRun } from "./run-receipts.js";
+export { argsText, buildReceipt, outputText, receiptId, shortSha256, type Receipt } from "./stamp.js";
