@@ -1,9 +1,12 @@
 import type { Plugin } from "../kernel/plugin/types.js";
 import acceptance from "./acceptance/index.js";
 import errorFallback from "./error-fallback/index.js";
+import finishReason from "./finish-reason/index.js";
+import loopDetection from "./loop-detection/index.js";
 import readBeforeWrite from "./read-before-write/index.js";
 import receipts from "./receipts/index.js";
 import sanitize from "./sanitize/index.js";
+import tokenBudget from "./token-budget/index.js";
 import toolProgress from "./tool-progress/index.js";
 import workspace from "./workspace/index.js";
 
@@ -11,7 +14,18 @@ import workspace from "./workspace/index.js";
  * The built-in plugins, in the lead stack's listing order. This file is the plugin
  * registry, not a plugin: it is the one place that imports every plugin folder.
  */
-export const BUILTIN_PLUGINS: readonly Plugin[] = Object.freeze([workspace, sanitize, errorFallback, receipts, readBeforeWrite, toolProgress, acceptance]);
+export const BUILTIN_PLUGINS: readonly Plugin[] = Object.freeze([
+  workspace,
+  sanitize,
+  errorFallback,
+  receipts,
+  readBeforeWrite,
+  toolProgress,
+  loopDetection,
+  finishReason,
+  tokenBudget,
+  acceptance,
+]);
 
 export function builtinPlugin(name: string): Plugin | undefined {
   return BUILTIN_PLUGINS.find((p) => p.manifest.name === name);

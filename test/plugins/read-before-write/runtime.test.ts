@@ -69,7 +69,8 @@ describe("read-before-write in a run", () => {
       hooks: { wrapToolCall: (request, next) => next(request) },
     });
     const composition = compose({ name: "t", plugins: [workspacePlugin, readBeforeWritePlugin, receipts] });
-    expect(composition.hooks.wrapToolCall).toEqual(["workspace", "receipts", "read-before-write"]);
+    // The workspace plugin also orders itself after receipts (receipts is the outermost tool wrapper).
+    expect(composition.hooks.wrapToolCall).toEqual(["receipts", "workspace", "read-before-write"]);
   });
 
   it("stamps read marks, lets a fresh edit through and refuses the next one until a new read", async () => {
