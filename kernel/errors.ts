@@ -153,6 +153,18 @@ export const ERRORS = {
     description: "A file named on the command line is not valid JSON.",
     solve: "Fix the JSON syntax at the reported position.",
   },
+  KEEL_ERR_CONTRACTS_NOT_A_SCHEMA: {
+    description: "A file given to `keel contracts diff` or `keel contracts check` is JSON but not a JSON Schema (an object or a boolean).",
+    solve: "Pass the `*.schema.json` file itself, not a payload or a list.",
+  },
+  KEEL_ERR_CONTRACTS_BASE: {
+    description: "`keel contracts check --base` names neither a directory holding `schemas/` nor a git ref of the current repository.",
+    solve: "Pass a checkout directory (`--base ../main`) or a ref git knows (`--base origin/main`; in CI fetch it first, e.g. `git fetch origin main`).",
+  },
+  KEEL_ERR_CONTRACTS_INCOMPATIBLE: {
+    description: "`keel contracts check` found a published schema changed incompatibly within its major version, removed, or given a new major without a migration.",
+    solve: "Make the change compatible (optional fields, wider bounds), or publish it as `<name>.v<N+1>` with a migration registered in `contracts/migrations.ts`; see docs/contracts-compat.md.",
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type KeelErrorCode = keyof typeof ERRORS;

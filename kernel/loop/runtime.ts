@@ -32,6 +32,8 @@ export interface AgentRuntimeOptions {
   terminalTools?: readonly string[];
   /** The `ctx.summarize` port (default: a deterministic extractive summary). */
   summarize?: Summarizer;
+  /** Ports the host supplies (e.g. a child-agent runner); they win over plugin-provided ones. */
+  ports?: Readonly<Record<string, unknown>>;
   /** System prompt placed first in a new thread. */
   systemPrompt?: string;
   clock?: Clock;
@@ -80,7 +82,7 @@ const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0
  */
 export function createAgentRuntime(composition: Composition, options: AgentRuntimeOptions): AgentRuntime {
   const tools = collectTools(composition, options.tools ?? []);
-  const port = portLookup(composition);
+  const port = portLookup(composition, options.ports ?? {});
   const runs = new Map<string, RunDeps>();
   const checkpointer = options.checkpointer ?? new MemorySaver();
   const clock = options.clock ?? systemClock;
@@ -196,8 +198,8 @@ function inputMessages(opts: RunOptions, systemPrompt: string | undefined): Base
 }
 
 /** Ports are built once per runtime from the providing plugin's options, on first use. */
-function portLookup(composition: Composition): <T>(name: string) => T {
-  const built = new Map<string, unknown>();
+function portLookup(composition: Composition, supplied: Readonly<Record<string, unknown>>): <T>(name: string) => T {
+  const built = new Map<string, unknown>(Object.entries(supplied));
   return <T>(name: string): T => {
     if (!built.has(name)) {
       const provider = composition.order.map((n) => composition.plugins.get(n)!).find((p) => p.plugin.services?.[name]);

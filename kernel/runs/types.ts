@@ -1,0 +1,140 @@
+/**
+ * Ports of the run service (ARCHITECTURE §7): the RunStore (threads, runs, leases,
+ * journal, reports) and the StreamBridge (a per-run ordered event log). The kernel holds
+ * the in-memory implementations; durable ones are service plugins (`store-sql`,
+ * `stream-redis`). Every implementation passes the same conformance suite.
+ */
+import type { MultitaskStrategy, RunRecordStatus } from "../../contracts/run/v1.js";
+import type { JournalRecord, StreamEventRecord } from "../loop/run-scope.js";
+import type { StatusV2Payload } from "../loop/status.js";
+
+export type { MultitaskStrategy, RunRecordStatus };
+export type StreamEvent = StreamEventRecord;
+export type JournalEntry = JournalRecord;
+
+export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
+
+export interface ThreadRecord {
+  threadId: string;
+  /** The user who created it; others get 404. */
+  owner: string;
+  status: ThreadStatus;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What the caller asked for (after request hygiene), kept with the run. */
+export interface RunRequest {
+  assistantId: string;
+  input: unknown;
+  config?: Record<string, unknown>;
+  context?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  streamMode?: string[];
+  onDisconnect?: "cancel" | "continue";
+  /** Turn limit after clamping to the server maximum. */
+  maxTurns?: number;
+}
+
+/** run@1 plus the request and the user. */
+export interface RunRecord {
+  runId: string;
+  threadId: string;
+  assistantId: string;
+  status: RunRecordStatus;
+  outcome?: StatusV2Payload;
+  multitaskStrategy: MultitaskStrategy;
+  /** Worker holding the lease while running. */
+  owner?: string;
+  /** Incremented on every claim; terminal writes compare it (CAS). */
+  epoch: number;
+  leaseExpiresAt?: string;
+  createdAt: string;
+  updatedAt: string;
+  user: string;
+  request: RunRequest;
+}
+
+export type AdmissionResult =
+  /** Admitted (persisted as `pending`); `active` are the runs an interrupt/rollback must cancel. */
+  | { ok: true; run: RunRecord; active: RunRecord[] }
+  /** Refused under `reject` because `active` is pending or running. */
+  | { ok: false; active: RunRecord };
+
+export interface RunStore {
+  /** Create or migrate the schema. */
+  init(): Promise<void>;
+  close(): Promise<void>;
+
+  createThread(thread: ThreadRecord): Promise<ThreadRecord>;
+  getThread(threadId: string): Promise<ThreadRecord | null>;
+  updateThread(threadId: string, patch: Partial<Pick<ThreadRecord, "status" | "metadata">>, now: string): Promise<void>;
+  searchThreads(filter: { owner: string; metadata?: Record<string, unknown>; status?: ThreadStatus; limit: number; offset: number }): Promise<ThreadRecord[]>;
+  /** Deletes the thread with its runs, journal and reports. */
+  deleteThread(threadId: string): Promise<boolean>;
+
+  /**
+   * Admission in one transaction holding a row lock on the thread: reads the thread's
+   * pending and running runs; under `reject` with any active run, refuses; otherwise
+   * inserts `run` as `pending`. Persisted before it is visible; on failure nothing is.
+   */
+  admitRun(run: RunRecord): Promise<AdmissionResult>;
+  getRun(runId: string): Promise<RunRecord | null>;
+  listRuns(threadId: string, options: { limit: number; offset: number; status?: RunRecordStatus }): Promise<RunRecord[]>;
+  /** Pending and running runs of a thread, oldest first. */
+  activeRuns(threadId: string): Promise<RunRecord[]>;
+
+  /**
+   * Claim the oldest pending run of the thread for `owner`: pending → running, epoch + 1,
+   * lease until now + ttl. Null when a run of the thread is already running (a partial
+   * unique index on running runs makes this hold across workers) or none is pending.
+   */
+  claimNext(threadId: string, owner: string, ttlMs: number, now: number): Promise<RunRecord | null>;
+  /** Extend the lease; false when the run is no longer held by owner+epoch. */
+  heartbeat(runId: string, owner: string, epoch: number, ttlMs: number, now: number): Promise<boolean>;
+  /** Terminal write, compare-and-swap on owner+epoch of a running run. */
+  completeRun(runId: string, owner: string, epoch: number, update: { status: RunRecordStatus; outcome: StatusV2Payload }, now: string): Promise<boolean>;
+  /** Terminal write for a run that never started (pending → interrupted, e.g. cancelled while queued). */
+  cancelPending(runId: string, outcome: StatusV2Payload, now: string): Promise<boolean>;
+  /** Running runs whose lease expired before `now`. */
+  expiredRuns(now: number): Promise<RunRecord[]>;
+  /** The reaper's terminal write: CAS on epoch of a running run whose lease expired. */
+  expireRun(runId: string, epoch: number, outcome: StatusV2Payload, now: number): Promise<boolean>;
+
+  appendJournal(runId: string, entries: readonly JournalEntry[]): Promise<void>;
+  readJournal(runId: string): Promise<JournalEntry[]>;
+  /** The run-report@1 document, saved at finalization. */
+  saveReport(runId: string, report: unknown): Promise<void>;
+  getReport(runId: string): Promise<unknown | null>;
+}
+
+/** Control messages between workers (e.g. cancel a run another worker owns). */
+export interface ControlMessage {
+  type: "cancel";
+  action: "interrupt" | "rollback";
+}
+
+export interface SubscribeOptions {
+  /** Replay events after this id (`Last-Event-ID`); from the start when absent. */
+  lastEventId?: string;
+  signal?: AbortSignal;
+}
+
+export interface StreamBridge {
+  /** Append an event; ids are `<ms>-<seq>`, strictly increasing per run. */
+  publish(runId: string, event: string, data: unknown): Promise<StreamEvent>;
+  /** Append the final `end` event (the commit marker) and start the retention countdown. */
+  end(runId: string): Promise<StreamEvent>;
+  /**
+   * Replay retained events after `lastEventId`, then follow live until `end` (inclusive).
+   * When `lastEventId` fell out of retention: one `gap` event (stream-event@1) and done.
+   */
+  subscribe(runId: string, options?: SubscribeOptions): AsyncIterable<StreamEvent>;
+  /** Every retained event of the run, oldest first. */
+  read(runId: string): Promise<StreamEvent[]>;
+  publishControl(runId: string, message: ControlMessage): Promise<void>;
+  /** Receive control messages for a run; returns an unsubscribe function. */
+  onControl(runId: string, handler: (message: ControlMessage) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
