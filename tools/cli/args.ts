@@ -17,3 +17,12 @@ export function parseCommandArgs<T extends Options>(args: string[], options: T, 
 export function wantsJson(args: readonly string[]): boolean {
   return args.includes("--json");
 }
+
+/** `<command> build [--check]`: the shape shared by `keel schemas` and `keel docs`. */
+export function parseBuildArgs(args: string[], usage: string): { check: boolean } {
+  const { values, positionals } = parseCommandArgs(args, { check: { type: "boolean", default: false } }, usage);
+  if (positionals.length !== 1 || positionals[0] !== "build") {
+    throw new KeelError("KEEL_ERR_CLI_USAGE", positionals.length === 0 ? `missing subcommand; ${usage}` : `unknown subcommand \`${positionals.join(" ")}\`; ${usage}`);
+  }
+  return { check: values.check === true };
+}

@@ -1,10 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { parseArgs } from "node:util";
-import { KeelError } from "../../../kernel/errors.js";
 import { packageRoot } from "../../../kernel/package-root.js";
 import { renderErrorsTable } from "../../docs/errors-table.js";
 import { renderStacksDoc } from "../../docs/stacks-doc.js";
+import { parseBuildArgs } from "../args.js";
 import { EXIT_FAILED, EXIT_OK, failUsage, type CommandIO } from "../io.js";
 
 export interface GeneratedDoc {
@@ -49,13 +48,9 @@ const USAGE = "usage: keel docs build [--check]";
 export async function docsCommand(args: string[], io: CommandIO): Promise<number> {
   let check: boolean;
   try {
-    const { values, positionals } = parseArgs({ args, options: { check: { type: "boolean", default: false } }, allowPositionals: true, strict: true });
-    if (positionals.length !== 1 || positionals[0] !== "build") {
-      throw new KeelError("KEEL_ERR_CLI_USAGE", positionals.length === 0 ? `missing subcommand; ${USAGE}` : `unknown subcommand \`${positionals.join(" ")}\`; ${USAGE}`);
-    }
-    check = values.check === true;
+    ({ check } = parseBuildArgs(args, USAGE));
   } catch (error) {
-    return failUsage(io, false, error instanceof KeelError ? error : new KeelError("KEEL_ERR_CLI_USAGE", `${(error as Error).message}; ${USAGE}`));
+    return failUsage(io, false, error);
   }
 
   const root = packageRoot();
