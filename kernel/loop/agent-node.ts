@@ -1,6 +1,6 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChannelUpdate } from "../plugin/types.js";
-import { finishRun, toRunError } from "./finish.js";
+import { finishRun } from "./finish.js";
 import { LocalState } from "./local-state.js";
 import type { LoopState, RunDeps } from "./loop-state.js";
 import { setKeelMeta } from "./message-meta.js";
@@ -103,4 +103,3 @@ function replaceLast(local: LocalState, message: AIMessage): void {
   local.set("messages", messages);
 }
 
-export { toRunError };
