@@ -105,6 +105,58 @@ export const ERRORS = {
     description: "The run was cancelled through its AbortSignal.",
     solve: "Nothing to fix; start a new run if the work is still needed.",
   },
+  KEEL_ERR_RUN_CONFLICT: {
+    description: "A run was requested on a thread that already has a pending or running run, with the multitask strategy `reject` (HTTP 409).",
+    solve: "Wait for the active run (`join`), cancel it, or use the strategy `interrupt`, `rollback` or `enqueue`.",
+  },
+  KEEL_ERR_RUN_ROLLBACK_UNAVAILABLE: {
+    description: "A rollback was requested for a run whose pre-run checkpoint or workspace snapshot could not be captured, so it cannot be undone completely; nothing was changed (HTTP 409).",
+    solve: "Use `interrupt` (keeps the run's progress) instead, or give the runtime executor a checkpointer (and a workspace directory) so rollback points can be captured.",
+  },
+  KEEL_ERR_RUN_LIMIT: {
+    description: "The user already has the maximum number of pending or running runs (8 by default, across threads) (HTTP 429).",
+    solve: "Wait for a run to finish, or cancel one.",
+  },
+  KEEL_ERR_RUN_NOT_FOUND: {
+    description: "The run does not exist, or it is not a run of the given thread or user (HTTP 404).",
+    solve: "Check the run and thread ids; runs are visible only to the owner of their thread.",
+  },
+  KEEL_ERR_THREAD_NOT_FOUND: {
+    description: "The thread does not exist, or belongs to another user (HTTP 404).",
+    solve: "Create the thread first, or check its id and the API key's user.",
+  },
+  KEEL_ERR_RUN_SHUTTING_DOWN: {
+    description: "The run manager is shutting down and admits no new runs (HTTP 503).",
+    solve: "Retry against another worker, or after the server has restarted.",
+  },
+  KEEL_ERR_RUN_INPUT_INVALID: {
+    description: "A run's input is neither a string nor `{ messages: [{ role, content }] }` (roles `user`/`human`, `assistant`/`ai`, `system`, `tool`); the run ended `failed`.",
+    solve: "Send the input as a string or as LangGraph-style messages; the message gives the JSON pointer of the bad value.",
+  },
+  KEEL_ERR_RUN_JOIN_ABORTED: {
+    description: "Waiting for a run (`join`, `wait`) was aborted by the caller's signal (e.g. the client disconnected) before the run's `end`; the run itself goes on.",
+    solve: "Join the run again; its outcome is known only after `end`.",
+  },
+  KEEL_ERR_RUN_JOIN_INCOMPLETE: {
+    description: "A run's stream stopped before its `end` event (the stream bridge closed, or the stream was dropped) while the run is not finished.",
+    solve: "Join the run again later, or read its record; an unfinished run is never reported as a result.",
+  },
+  KEEL_ERR_STREAM_EVENT_ID_INVALID: {
+    description: "A stream cursor (`Last-Event-ID`, `lastEventId`) or an event id is not of the form `<ms>-<seq>`.",
+    solve: "Send back exactly the `id` of the last event received, or no `Last-Event-ID` to join from the start.",
+  },
+  KEEL_ERR_STREAM_ENDED: {
+    description: "An event was published to a run's stream after its `end` event (the commit marker).",
+    solve: "Publish every event before `end`; a run's stream ends once, in the last step of finalization.",
+  },
+  KEEL_ERR_STREAM_RESERVED_EVENT: {
+    description: "`publish` was given the event name `end` or `gap`, which only the stream bridge writes.",
+    solve: "Call `end(runId)` to end a stream; `gap` is produced for a subscriber whose cursor fell out of retention.",
+  },
+  KEEL_ERR_STREAM_CLOSED: {
+    description: "A stream bridge was used after `close()`.",
+    solve: "Create a new bridge, or close it only when the process shuts down.",
+  },
   KEEL_ERR_TOOL_UNKNOWN: {
     description: "The model called a tool that is not bound; the call got an error result and the run went on.",
     solve: "Bind the tool (through a plugin's `tools`) or correct the model's instructions.",
@@ -164,6 +216,62 @@ export const ERRORS = {
   KEEL_ERR_CONTRACTS_INCOMPATIBLE: {
     description: "`keel contracts check` found a published schema changed incompatibly within its major version, removed, or given a new major without a migration.",
     solve: "Make the change compatible (optional fields, wider bounds), or publish it as `<name>.v<N+1>` with a migration registered in `contracts/migrations.ts`; see docs/contracts-compat.md.",
+  },
+  KEEL_ERR_STORE_URL_INVALID: {
+    description: "A run store URL is neither `sqlite:PATH` (or `sqlite::memory:`) nor `postgres://…` / `postgresql://…`.",
+    solve: "Use `sqlite:./.keel/keel.db` (the default) or a PostgreSQL URL such as `postgres://user:password@host:5432/db`.",
+  },
+  KEEL_ERR_STORE_CONFLICT: {
+    description: "A thread or run was created with an id the run store already holds.",
+    solve: "Use a fresh id (thread and run ids are UUIDs), or read the existing record instead of creating it again.",
+  },
+  KEEL_ERR_STORE_THREAD_NOT_FOUND: {
+    description: "A run was submitted for admission on a thread the run store does not hold.",
+    solve: "Create the thread first (`POST /threads`), or check the thread id.",
+  },
+  KEEL_ERR_HTTP_INVALID_BODY: {
+    description: "An HTTP request's body, query or path parameter does not match the route's schema, or is not valid JSON (400); `pointer` names the offending value.",
+    solve: "Fix the value at `pointer` (INTERFACES.md, HTTP); unknown fields are ignored, wrong types and values are not.",
+  },
+  KEEL_ERR_HTTP_UNAUTHORIZED: {
+    description: "An HTTP request carried no API key, or one that is not in `KEEL_API_KEYS` (401).",
+    solve: "Send a configured key as `x-api-key: KEY` or `Authorization: Bearer KEY`; only `GET /ok` and `GET /info` need none.",
+  },
+  KEEL_ERR_HTTP_NOT_FOUND: {
+    description: "The route, thread, run, assistant or report does not exist, or belongs to another user (404).",
+    solve: "Check the ids; a thread is visible only to the user who created it.",
+  },
+  KEEL_ERR_HTTP_THREAD_EXISTS: {
+    description: "`POST /threads` named a `thread_id` that already exists (409).",
+    solve: "Use another id, omit `thread_id` to get a fresh one, or send `if_exists: \"do_nothing\"` to get the existing thread.",
+  },
+  KEEL_ERR_HTTP_RUN_ACTIVE: {
+    description: "A run was requested on a thread that already has a pending or running run, with `multitask_strategy` `reject` (the default) (409).",
+    solve: "Wait for the active run (`GET …/runs/:rid/join`), cancel it, or send `multitask_strategy` `interrupt`, `rollback` or `enqueue`.",
+  },
+  KEEL_ERR_HTTP_BODY_TOO_LARGE: {
+    description: "The request body is larger than 1 MiB (413).",
+    solve: "Send less: put large inputs in the thread's workspace instead of the run input.",
+  },
+  KEEL_ERR_HTTP_UNSUPPORTED_MEDIA_TYPE: {
+    description: "The request body has a content type other than `application/json` (415).",
+    solve: "Send JSON with `content-type: application/json`.",
+  },
+  KEEL_ERR_HTTP_TOO_MANY_RUNS: {
+    description: "The user already has 8 pending or running runs (429).",
+    solve: "Wait for a run to finish or cancel one; the limit is per user, across threads.",
+  },
+  KEEL_ERR_HTTP_UNAVAILABLE: {
+    description: "The server is shutting down and admits no new runs (503).",
+    solve: "Retry against another worker, or after the server has restarted.",
+  },
+  KEEL_ERR_HTTP_INTERNAL: {
+    description: "The server failed while answering (500); the run, if one was created, keeps its persisted state.",
+    solve: "See the server log for the cause; report it if it repeats.",
+  },
+  KEEL_ERR_SERVE_CONFIG: {
+    description: "`keel serve` was started with an invalid combination of flags or environment (a non-loopback host without `KEEL_API_KEYS`, a malformed `KEEL_API_KEYS`, an unknown `--model` or `--db`).",
+    solve: "Fix the flag or variable the message names; set `KEEL_API_KEYS=key:user,...` before binding a non-loopback host.",
   },
 } as const satisfies Record<string, ErrorSpec>;
 

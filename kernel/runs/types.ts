@@ -59,7 +59,7 @@ export interface RunRecord {
 export type AdmissionResult =
   /** Admitted (persisted as `pending`); `active` are the runs an interrupt/rollback must cancel. */
   | { ok: true; run: RunRecord; active: RunRecord[] }
-  /** Refused under `reject` because `active` is pending or running. */
+  /** Refused under `reject` because `active` is pending or running (the running run if any, else the oldest pending). */
   | { ok: false; active: RunRecord };
 
 export interface RunStore {
@@ -67,9 +67,12 @@ export interface RunStore {
   init(): Promise<void>;
   close(): Promise<void>;
 
+  /** Throws `KEEL_ERR_STORE_CONFLICT` when the thread id is taken. */
   createThread(thread: ThreadRecord): Promise<ThreadRecord>;
   getThread(threadId: string): Promise<ThreadRecord | null>;
+  /** Replaces the given fields (metadata is replaced, not merged) and sets `updatedAt`; a missing thread is a no-op. */
   updateThread(threadId: string, patch: Partial<Pick<ThreadRecord, "status" | "metadata">>, now: string): Promise<void>;
+  /** Newest first (`createdAt`); `metadata` matches threads whose top-level keys hold equal values. */
   searchThreads(filter: { owner: string; metadata?: Record<string, unknown>; status?: ThreadStatus; limit: number; offset: number }): Promise<ThreadRecord[]>;
   /** Deletes the thread with its runs, journal and reports. */
   deleteThread(threadId: string): Promise<boolean>;
@@ -78,9 +81,11 @@ export interface RunStore {
    * Admission in one transaction holding a row lock on the thread: reads the thread's
    * pending and running runs; under `reject` with any active run, refuses; otherwise
    * inserts `run` as `pending`. Persisted before it is visible; on failure nothing is.
+   * Throws `KEEL_ERR_STORE_THREAD_NOT_FOUND` for an unknown thread.
    */
   admitRun(run: RunRecord): Promise<AdmissionResult>;
   getRun(runId: string): Promise<RunRecord | null>;
+  /** Newest first. */
   listRuns(threadId: string, options: { limit: number; offset: number; status?: RunRecordStatus }): Promise<RunRecord[]>;
   /** Pending and running runs of a thread, oldest first. */
   activeRuns(threadId: string): Promise<RunRecord[]>;
@@ -99,7 +104,7 @@ export interface RunStore {
   cancelPending(runId: string, outcome: StatusV2Payload, now: string): Promise<boolean>;
   /** Running runs whose lease expired before `now`. */
   expiredRuns(now: number): Promise<RunRecord[]>;
-  /** The reaper's terminal write: CAS on epoch of a running run whose lease expired. */
+  /** The reaper's terminal write: CAS on epoch of a running run whose lease expired; `status` follows the outcome. */
   expireRun(runId: string, epoch: number, outcome: StatusV2Payload, now: number): Promise<boolean>;
 
   appendJournal(runId: string, entries: readonly JournalEntry[]): Promise<void>;
@@ -122,13 +127,19 @@ export interface SubscribeOptions {
 }
 
 export interface StreamBridge {
-  /** Append an event; ids are `<ms>-<seq>`, strictly increasing per run. */
+  /**
+   * Append an event; ids are `<ms>-<seq>`, strictly increasing per run (order them with
+   * `compareEventIds`). Throws `KEEL_ERR_STREAM_RESERVED_EVENT` for `end`/`gap` and
+   * `KEEL_ERR_STREAM_ENDED` after `end`.
+   */
   publish(runId: string, event: string, data: unknown): Promise<StreamEvent>;
-  /** Append the final `end` event (the commit marker) and start the retention countdown. */
+  /** Append the final `end` event (the commit marker) and start the retention countdown; a second call returns the first `end`. */
   end(runId: string): Promise<StreamEvent>;
   /**
    * Replay retained events after `lastEventId`, then follow live until `end` (inclusive).
    * When `lastEventId` fell out of retention: one `gap` event (stream-event@1) and done.
+   * Throws `KEEL_ERR_STREAM_EVENT_ID_INVALID` at the call (not at the first `next()`) for a
+   * malformed `lastEventId`. Exact semantics: kernel/runs/stream-gap.ts and the conformance suite.
    */
   subscribe(runId: string, options?: SubscribeOptions): AsyncIterable<StreamEvent>;
   /** Every retained event of the run, oldest first. */

@@ -1,0 +1,47 @@
+import type { RunStore } from "../../kernel/runs/types.js";
+
+/**
+ * A RunStore usable at once whose every call waits for the real store (connected and
+ * migrated) and then forwards. Port factories are called synchronously by the kernel,
+ * so this is what the plugin's `store` port returns; a server that can await should
+ * call `createSqlRunStore` instead and fail fast at start.
+ */
+export function deferredRunStore(ready: Promise<RunStore>): RunStore {
+  // Observed here so a failure surfaces through the calls, not as an unhandled rejection.
+  ready.catch(() => undefined);
+  const forward =
+    <K extends Exclude<keyof RunStore, "init" | "close">>(method: K) =>
+    async (...args: Parameters<RunStore[K]>): Promise<Awaited<ReturnType<RunStore[K]>>> => {
+      const store = await ready;
+      return (store[method] as (...a: Parameters<RunStore[K]>) => Promise<Awaited<ReturnType<RunStore[K]>>>)(...args);
+    };
+  return {
+    init: async () => {
+      await (await ready).init();
+    },
+    /** Closes the store once it is ready; nothing to close when opening it failed. */
+    close: async () => {
+      const store = await ready.catch(() => undefined);
+      await store?.close();
+    },
+    createThread: forward("createThread"),
+    getThread: forward("getThread"),
+    updateThread: forward("updateThread"),
+    searchThreads: forward("searchThreads"),
+    deleteThread: forward("deleteThread"),
+    admitRun: forward("admitRun"),
+    getRun: forward("getRun"),
+    listRuns: forward("listRuns"),
+    activeRuns: forward("activeRuns"),
+    claimNext: forward("claimNext"),
+    heartbeat: forward("heartbeat"),
+    completeRun: forward("completeRun"),
+    cancelPending: forward("cancelPending"),
+    expiredRuns: forward("expiredRuns"),
+    expireRun: forward("expireRun"),
+    appendJournal: forward("appendJournal"),
+    readJournal: forward("readJournal"),
+    saveReport: forward("saveReport"),
+    getReport: forward("getReport"),
+  };
+}

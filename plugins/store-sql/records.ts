@@ -1,0 +1,65 @@
+/** Conversions between the store's records (kernel/runs/types.ts) and table rows. */
+import type { MultitaskStrategy, RunRecord, RunRecordStatus, RunRequest, ThreadRecord, ThreadStatus } from "../../kernel/runs/types.js";
+import type { StatusV2Payload } from "../../kernel/loop/status.js";
+import type { RunRow, ThreadRow } from "./entities.js";
+
+export function threadToRow(thread: ThreadRecord): ThreadRow {
+  return {
+    threadId: thread.threadId,
+    owner: thread.owner,
+    status: thread.status,
+    metadata: JSON.stringify(thread.metadata ?? {}),
+    createdAt: thread.createdAt,
+    updatedAt: thread.updatedAt,
+  };
+}
+
+export function rowToThread(row: ThreadRow): ThreadRecord {
+  return {
+    threadId: row.threadId,
+    owner: row.owner,
+    status: row.status as ThreadStatus,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** The row of a newly admitted run: `pending`, with no lease and no outcome whatever the caller passed. */
+export function admittedRunRow(run: RunRecord): RunRow {
+  return {
+    runId: run.runId,
+    threadId: run.threadId,
+    assistantId: run.assistantId,
+    status: "pending",
+    outcome: null,
+    multitaskStrategy: run.multitaskStrategy,
+    owner: null,
+    epoch: run.epoch,
+    leaseExpiresAt: null,
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+    userId: run.user,
+    request: JSON.stringify(run.request),
+  };
+}
+
+export function rowToRun(row: RunRow): RunRecord {
+  const record: RunRecord = {
+    runId: row.runId,
+    threadId: row.threadId,
+    assistantId: row.assistantId,
+    status: row.status as RunRecordStatus,
+    multitaskStrategy: row.multitaskStrategy as MultitaskStrategy,
+    // PostgreSQL returns integers from raw queries as numbers, but be strict anyway.
+    epoch: Number(row.epoch),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    user: row.userId,
+    request: JSON.parse(row.request) as RunRequest,
+  };
+  if (row.outcome != null) record.outcome = JSON.parse(row.outcome) as StatusV2Payload;
+  if (row.owner != null) record.owner = row.owner;
+  if (row.leaseExpiresAt != null) record.leaseExpiresAt = row.leaseExpiresAt;
+  return record;
+}

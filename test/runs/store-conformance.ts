@@ -1,0 +1,455 @@
+/**
+ * The RunStore conformance suite: every implementation (memory, SQLite, PostgreSQL)
+ * runs these same tests. Each test works on threads, owners and runs with fresh ids, so
+ * a suite can run against a database that already holds data (a shared PostgreSQL).
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StatusV2Payload } from "../../kernel/loop/status.js";
+import type { JournalEntry, MultitaskStrategy, RunRecord, RunStore, ThreadRecord } from "../../kernel/runs/types.js";
+
+export interface RunStoreConformanceOptions {
+  /**
+   * More store instances on the same database (other connections, as other workers
+   * would have). The concurrency tests spread their calls over these and the main store;
+   * they are closed after the suite.
+   */
+  makePeers?: () => Promise<RunStore[]>;
+}
+
+const T0 = Date.parse("2030-01-01T00:00:00.000Z");
+const iso = (ms: number) => new Date(ms).toISOString();
+const TTL = 30_000;
+
+function outcome(status: StatusV2Payload["status"], text = "done"): StatusV2Payload {
+  return { contract: "status", version: 2, status, stopReasons: [], text };
+}
+
+function makeThread(overrides: Partial<ThreadRecord> = {}): ThreadRecord {
+  return { threadId: randomUUID(), owner: `user-${randomUUID()}`, status: "idle", metadata: {}, createdAt: iso(T0), updatedAt: iso(T0), ...overrides };
+}
+
+function makeRun(threadId: string, strategy: MultitaskStrategy, createdAtMs = T0, overrides: Partial<RunRecord> = {}): RunRecord {
+  return {
+    runId: randomUUID(),
+    threadId,
+    assistantId: "lead",
+    status: "pending",
+    multitaskStrategy: strategy,
+    epoch: 0,
+    createdAt: iso(createdAtMs),
+    updatedAt: iso(createdAtMs),
+    user: "alice",
+    request: { assistantId: "lead", input: { messages: [{ role: "user", content: "hi" }] }, metadata: { origin: "test" }, streamMode: ["values"], maxTurns: 8 },
+    ...overrides,
+  };
+}
+
+function journalEntry(runId: string, seq: number, kind: JournalEntry["kind"] = "model_call"): JournalEntry {
+  return { seq, at: iso(T0 + seq), runId, agent: "lead", turn: seq, kind, name: `step-${seq}`, status: "ok", durationMs: seq * 10 };
+}
+
+export function describeRunStoreConformance(name: string, makeStore: () => Promise<RunStore>, options: RunStoreConformanceOptions = {}): void {
+  describe(`RunStore conformance: ${name}`, () => {
+    let store: RunStore;
+    let peers: RunStore[] = [];
+
+    beforeAll(async () => {
+      store = await makeStore();
+      // init() creates or migrates the schema; running it again must be harmless.
+      await store.init();
+      await store.init();
+      peers = options.makePeers ? await options.makePeers() : [];
+    });
+
+    afterAll(async () => {
+      for (const peer of peers) await peer.close();
+      await store?.close();
+    });
+
+    /** A created thread with `count` admitted (pending) runs, created 1 s apart. */
+    async function threadWithRuns(count: number, strategy: MultitaskStrategy = "enqueue") {
+      const thread = await store.createThread(makeThread());
+      const runs: RunRecord[] = [];
+      for (let i = 0; i < count; i++) {
+        const admitted = await store.admitRun(makeRun(thread.threadId, strategy, T0 + i * 1000));
+        if (!admitted.ok) throw new Error("setup admission refused");
+        runs.push(admitted.run);
+      }
+      return { thread, runs };
+    }
+
+    describe("threads", () => {
+      it("creates, reads back and updates a thread", async () => {
+        const thread = makeThread({ metadata: { project: "keel", nested: { a: [1, 2] } } });
+        expect(await store.createThread(thread)).toEqual(thread);
+        expect(await store.getThread(thread.threadId)).toEqual(thread);
+
+        await store.updateThread(thread.threadId, { status: "busy" }, iso(T0 + 5));
+        expect(await store.getThread(thread.threadId)).toEqual({ ...thread, status: "busy", updatedAt: iso(T0 + 5) });
+
+        await store.updateThread(thread.threadId, { metadata: { replaced: true } }, iso(T0 + 6));
+        expect(await store.getThread(thread.threadId)).toEqual({ ...thread, status: "busy", metadata: { replaced: true }, updatedAt: iso(T0 + 6) });
+      });
+
+      it("answers null for an unknown thread and ignores updates of one", async () => {
+        const threadId = randomUUID();
+        expect(await store.getThread(threadId)).toBeNull();
+        await store.updateThread(threadId, { status: "busy" }, iso(T0));
+        expect(await store.getThread(threadId)).toBeNull();
+      });
+
+      it("refuses a second thread with the same id and keeps the first", async () => {
+        const thread = await store.createThread(makeThread());
+        await expect(store.createThread({ ...thread, owner: "mallory" })).rejects.toMatchObject({ code: "KEEL_ERR_STORE_CONFLICT" });
+        expect((await store.getThread(thread.threadId))?.owner).toBe(thread.owner);
+      });
+
+      it("searches one owner's threads, newest first, by status and metadata, with limit and offset", async () => {
+        const owner = `user-${randomUUID()}`;
+        const t1 = await store.createThread(makeThread({ owner, createdAt: iso(T0 + 1), metadata: { team: "red", tier: 1, beta: true } }));
+        const t2 = await store.createThread(makeThread({ owner, createdAt: iso(T0 + 2), metadata: { team: "blue", tier: 2, beta: false }, status: "busy" }));
+        const t3 = await store.createThread(makeThread({ owner, createdAt: iso(T0 + 3), metadata: { team: "red", tier: 2, tags: ["x", "y"], note: null } }));
+        await store.createThread(makeThread({ createdAt: iso(T0 + 4), metadata: { team: "red" } })); // another owner
+
+        const ids = (threads: ThreadRecord[]) => threads.map((t) => t.threadId);
+        const search = (filter: Partial<Parameters<RunStore["searchThreads"]>[0]>) => store.searchThreads({ owner, limit: 10, offset: 0, ...filter });
+
+        expect(await search({})).toEqual([t3, t2, t1]);
+        expect(ids(await search({ status: "busy" }))).toEqual([t2.threadId]);
+        expect(ids(await search({ status: "error" }))).toEqual([]);
+        expect(ids(await search({ metadata: { team: "red" } }))).toEqual([t3.threadId, t1.threadId]);
+        expect(ids(await search({ metadata: { team: "red", tier: 2 } }))).toEqual([t3.threadId]);
+        expect(ids(await search({ metadata: { tier: 1 } }))).toEqual([t1.threadId]);
+        expect(ids(await search({ metadata: { tier: "1" } }))).toEqual([]);
+        expect(ids(await search({ metadata: { beta: false } }))).toEqual([t2.threadId]);
+        expect(ids(await search({ metadata: { tags: ["x", "y"] } }))).toEqual([t3.threadId]);
+        expect(ids(await search({ metadata: { tags: ["y", "x"] } }))).toEqual([]);
+        expect(ids(await search({ metadata: { note: null } }))).toEqual([t3.threadId]);
+        expect(ids(await search({ metadata: { missing: null } }))).toEqual([]);
+        expect(ids(await search({ metadata: { team: "red" }, status: "idle" }))).toEqual([t3.threadId, t1.threadId]);
+        expect(ids(await search({ limit: 2 }))).toEqual([t3.threadId, t2.threadId]);
+        expect(ids(await search({ limit: 2, offset: 2 }))).toEqual([t1.threadId]);
+        expect(ids(await search({ limit: 2, offset: 3 }))).toEqual([]);
+      });
+
+      it("deletes a thread with its runs, journal and reports, and nothing of another thread", async () => {
+        const { thread, runs } = await threadWithRuns(2);
+        const other = await threadWithRuns(1);
+        for (const run of [...runs, ...other.runs]) {
+          await store.appendJournal(run.runId, [journalEntry(run.runId, 1)]);
+          await store.saveReport(run.runId, { runId: run.runId });
+        }
+
+        expect(await store.deleteThread(thread.threadId)).toBe(true);
+        expect(await store.getThread(thread.threadId)).toBeNull();
+        expect(await store.listRuns(thread.threadId, { limit: 10, offset: 0 })).toEqual([]);
+        for (const run of runs) {
+          expect(await store.getRun(run.runId)).toBeNull();
+          expect(await store.readJournal(run.runId)).toEqual([]);
+          expect(await store.getReport(run.runId)).toBeNull();
+        }
+        expect(await store.deleteThread(thread.threadId)).toBe(false);
+
+        const kept = other.runs[0]!;
+        expect(await store.getRun(kept.runId)).toEqual(kept);
+        expect(await store.readJournal(kept.runId)).toEqual([journalEntry(kept.runId, 1)]);
+        expect(await store.getReport(kept.runId)).toEqual({ runId: kept.runId });
+      });
+    });
+
+    describe("admission", () => {
+      it("admits a run on an idle thread as pending, persisted before it is returned", async () => {
+        const thread = await store.createThread(makeThread());
+        const requested = makeRun(thread.threadId, "reject", T0, { status: "running", owner: "sneaky", leaseExpiresAt: iso(T0), outcome: outcome("succeeded") });
+        const result = await store.admitRun(requested);
+
+        const { owner: _o, leaseExpiresAt: _l, outcome: _x, ...rest } = requested;
+        expect(result).toEqual({ ok: true, run: { ...rest, status: "pending" }, active: [] });
+        if (!result.ok) return;
+        expect(await store.getRun(requested.runId)).toEqual(result.run);
+        for (const peer of peers) expect(await peer.getRun(requested.runId)).toEqual(result.run);
+      });
+
+      it("under reject, refuses while a run is pending and stores nothing", async () => {
+        const { thread, runs } = await threadWithRuns(1, "reject");
+        const refused = makeRun(thread.threadId, "reject", T0 + 5000);
+        expect(await store.admitRun(refused)).toEqual({ ok: false, active: runs[0] });
+        expect(await store.getRun(refused.runId)).toBeNull();
+        expect(await store.listRuns(thread.threadId, { limit: 10, offset: 0 })).toEqual(runs);
+      });
+
+      it("under reject, refuses while a run is running, naming the running one", async () => {
+        const { thread } = await threadWithRuns(2);
+        const running = await store.claimNext(thread.threadId, "worker-1", TTL, T0 + 10_000);
+        expect(running?.status).toBe("running");
+        const result = await store.admitRun(makeRun(thread.threadId, "reject", T0 + 20_000));
+        expect(result).toEqual({ ok: false, active: running });
+      });
+
+      it.each(["interrupt", "rollback", "enqueue"] as const)("under %s, admits and returns the active runs, oldest first", async (strategy) => {
+        const { thread, runs } = await threadWithRuns(2);
+        const running = await store.claimNext(thread.threadId, "worker-1", TTL, T0 + 10_000);
+        const result = await store.admitRun(makeRun(thread.threadId, strategy, T0 + 20_000));
+        expect(result.ok).toBe(true);
+        expect(result.ok && result.active).toEqual([running, runs[1]]);
+        expect((await store.activeRuns(thread.threadId)).map((r) => r.status)).toEqual(["running", "pending", "pending"]);
+      });
+
+      it("admits under reject once the earlier runs are finished", async () => {
+        const { thread, runs } = await threadWithRuns(2);
+        const running = (await store.claimNext(thread.threadId, "worker-1", TTL, T0 + 10_000))!;
+        expect(await store.completeRun(running.runId, "worker-1", running.epoch, { status: "success", outcome: outcome("succeeded") }, iso(T0 + 11_000))).toBe(true);
+        expect(await store.cancelPending(runs[1]!.runId, outcome("cancelled"), iso(T0 + 12_000))).toBe(true);
+        const result = await store.admitRun(makeRun(thread.threadId, "reject", T0 + 20_000));
+        expect(result.ok && result.active).toEqual([]);
+      });
+
+      it("throws for an unknown thread and stores nothing", async () => {
+        const run = makeRun(randomUUID(), "enqueue");
+        await expect(store.admitRun(run)).rejects.toMatchObject({ code: "KEEL_ERR_STORE_THREAD_NOT_FOUND" });
+        expect(await store.getRun(run.runId)).toBeNull();
+      });
+
+      it("throws for a run id already taken and keeps the first run", async () => {
+        const { thread, runs } = await threadWithRuns(1);
+        await expect(store.admitRun({ ...runs[0]!, assistantId: "other" })).rejects.toMatchObject({ code: "KEEL_ERR_STORE_CONFLICT" });
+        expect(await store.listRuns(thread.threadId, { limit: 10, offset: 0 })).toEqual(runs);
+      });
+    });
+
+    describe("reading runs", () => {
+      it("lists a thread's runs newest first, with limit, offset and status", async () => {
+        const { thread, runs } = await threadWithRuns(3);
+        const [r0, r1, r2] = runs as [RunRecord, RunRecord, RunRecord];
+        expect(await store.listRuns(thread.threadId, { limit: 10, offset: 0 })).toEqual([r2, r1, r0]);
+        expect(await store.listRuns(thread.threadId, { limit: 2, offset: 1 })).toEqual([r1, r0]);
+        const claimed = await store.claimNext(thread.threadId, "w", TTL, T0 + 10_000);
+        expect(await store.listRuns(thread.threadId, { limit: 10, offset: 0, status: "running" })).toEqual([claimed]);
+        expect(await store.listRuns(thread.threadId, { limit: 10, offset: 0, status: "pending" })).toEqual([r2, r1]);
+        expect(await store.getRun(randomUUID())).toBeNull();
+      });
+
+      it("lists active runs (pending and running) oldest first, without finished ones", async () => {
+        const { thread, runs } = await threadWithRuns(3);
+        expect(await store.cancelPending(runs[1]!.runId, outcome("cancelled"), iso(T0 + 5))).toBe(true);
+        const claimed = await store.claimNext(thread.threadId, "w", TTL, T0 + 10_000);
+        expect(await store.activeRuns(thread.threadId)).toEqual([claimed, runs[2]]);
+        expect(await store.activeRuns(randomUUID())).toEqual([]);
+      });
+    });
+
+    describe("claims and leases", () => {
+      it("claims the oldest pending run: running, owned, epoch + 1, lease until now + ttl", async () => {
+        const thread = await store.createThread(makeThread());
+        // Admitted out of creation order: the claim follows createdAt, not admission order.
+        const later = await store.admitRun(makeRun(thread.threadId, "enqueue", T0 + 2000));
+        const earlier = await store.admitRun(makeRun(thread.threadId, "enqueue", T0 + 1000));
+        if (!later.ok || !earlier.ok) throw new Error("setup admission refused");
+
+        const now = T0 + 10_000;
+        const claimed = await store.claimNext(thread.threadId, "worker-1", TTL, now);
+        expect(claimed).toEqual({ ...earlier.run, status: "running", owner: "worker-1", epoch: 1, leaseExpiresAt: iso(now + TTL), updatedAt: iso(now) });
+        expect(await store.getRun(earlier.run.runId)).toEqual(claimed);
+      });
+
+      it("breaks a createdAt tie by admission order", async () => {
+        const thread = await store.createThread(makeThread());
+        const first = await store.admitRun(makeRun(thread.threadId, "enqueue", T0));
+        const second = await store.admitRun(makeRun(thread.threadId, "enqueue", T0));
+        if (!first.ok || !second.ok) throw new Error("setup admission refused");
+        expect((await store.claimNext(thread.threadId, "w", TTL, T0 + 1))?.runId).toBe(first.run.runId);
+        expect((await store.activeRuns(thread.threadId)).map((r) => r.runId)).toEqual([first.run.runId, second.run.runId]);
+      });
+
+      it("claims nothing while a run of the thread is running, nor when none is pending", async () => {
+        const { thread, runs } = await threadWithRuns(2);
+        const first = (await store.claimNext(thread.threadId, "worker-1", TTL, T0 + 10_000))!;
+        expect(first.runId).toBe(runs[0]!.runId);
+        expect(await store.claimNext(thread.threadId, "worker-2", TTL, T0 + 10_001)).toBeNull();
+        expect((await store.getRun(runs[1]!.runId))?.status).toBe("pending");
+
+        expect(await store.completeRun(first.runId, "worker-1", 1, { status: "success", outcome: outcome("succeeded") }, iso(T0 + 11_000))).toBe(true);
+        const second = await store.claimNext(thread.threadId, "worker-2", TTL, T0 + 12_000);
+        expect(second).toMatchObject({ runId: runs[1]!.runId, status: "running", owner: "worker-2", epoch: 1 });
+        expect(await store.completeRun(second!.runId, "worker-2", 1, { status: "success", outcome: outcome("succeeded") }, iso(T0 + 13_000))).toBe(true);
+        expect(await store.claimNext(thread.threadId, "worker-2", TTL, T0 + 14_000)).toBeNull();
+        expect(await store.claimNext(randomUUID(), "worker-2", TTL, T0 + 14_000)).toBeNull();
+      });
+
+      it("extends the lease on heartbeat, only for the holder's owner and epoch", async () => {
+        const { thread } = await threadWithRuns(1);
+        const run = (await store.claimNext(thread.threadId, "worker-1", TTL, T0))!;
+
+        expect(await store.heartbeat(run.runId, "worker-1", run.epoch, TTL, T0 + 10_000)).toBe(true);
+        expect(await store.getRun(run.runId)).toEqual({ ...run, leaseExpiresAt: iso(T0 + 10_000 + TTL), updatedAt: iso(T0 + 10_000) });
+
+        expect(await store.heartbeat(run.runId, "worker-2", run.epoch, TTL, T0 + 20_000)).toBe(false);
+        expect(await store.heartbeat(run.runId, "worker-1", run.epoch - 1, TTL, T0 + 20_000)).toBe(false);
+        expect(await store.heartbeat(run.runId, "worker-1", run.epoch + 1, TTL, T0 + 20_000)).toBe(false);
+        expect(await store.heartbeat(randomUUID(), "worker-1", run.epoch, TTL, T0 + 20_000)).toBe(false);
+        expect((await store.getRun(run.runId))?.leaseExpiresAt).toBe(iso(T0 + 10_000 + TTL));
+      });
+
+      it("refuses a heartbeat for a pending or finished run", async () => {
+        const { thread, runs } = await threadWithRuns(2);
+        expect(await store.heartbeat(runs[1]!.runId, "worker-1", 0, TTL, T0)).toBe(false);
+        const run = (await store.claimNext(thread.threadId, "worker-1", TTL, T0))!;
+        await store.completeRun(run.runId, "worker-1", run.epoch, { status: "success", outcome: outcome("succeeded") }, iso(T0 + 1));
+        expect(await store.heartbeat(run.runId, "worker-1", run.epoch, TTL, T0 + 2)).toBe(false);
+      });
+    });
+
+    describe("terminal writes", () => {
+      it("completes a run held by owner+epoch: status, outcome, updatedAt; the lease ends", async () => {
+        const { thread } = await threadWithRuns(1);
+        const run = (await store.claimNext(thread.threadId, "worker-1", TTL, T0))!;
+        const partial = { ...outcome("partial", "half"), stopReasons: [{ reason: "turn_capped", by: "kernel" }], primaryStopReason: "turn_capped" };
+
+        expect(await store.completeRun(run.runId, "worker-1", run.epoch, { status: "success", outcome: partial }, iso(T0 + 5))).toBe(true);
+        const { leaseExpiresAt: _lease, ...held } = run;
+        expect(await store.getRun(run.runId)).toEqual({ ...held, status: "success", outcome: partial, updatedAt: iso(T0 + 5) });
+        // A second terminal write finds the run no longer running.
+        expect(await store.completeRun(run.runId, "worker-1", run.epoch, { status: "error", outcome: outcome("failed") }, iso(T0 + 6))).toBe(false);
+        expect((await store.getRun(run.runId))?.status).toBe("success");
+      });
+
+      it("refuses a terminal write from the wrong owner or a stale epoch and changes nothing", async () => {
+        const { thread } = await threadWithRuns(1);
+        const run = (await store.claimNext(thread.threadId, "worker-1", TTL, T0))!;
+        const update = { status: "error" as const, outcome: outcome("failed") };
+
+        expect(await store.completeRun(run.runId, "worker-2", run.epoch, update, iso(T0 + 1))).toBe(false);
+        expect(await store.completeRun(run.runId, "worker-1", run.epoch - 1, update, iso(T0 + 1))).toBe(false);
+        expect(await store.completeRun(randomUUID(), "worker-1", run.epoch, update, iso(T0 + 1))).toBe(false);
+        expect(await store.getRun(run.runId)).toEqual(run);
+      });
+
+      it("refuses completing a pending run", async () => {
+        const { runs } = await threadWithRuns(1);
+        expect(await store.completeRun(runs[0]!.runId, "worker-1", 0, { status: "success", outcome: outcome("succeeded") }, iso(T0))).toBe(false);
+        expect(await store.getRun(runs[0]!.runId)).toEqual(runs[0]);
+      });
+
+      it("cancels a pending run (interrupted), but not a running or an already cancelled one", async () => {
+        const { thread, runs } = await threadWithRuns(2);
+        const running = (await store.claimNext(thread.threadId, "worker-1", TTL, T0))!;
+        const cancelled = outcome("cancelled", "");
+
+        expect(await store.cancelPending(runs[1]!.runId, cancelled, iso(T0 + 1))).toBe(true);
+        expect(await store.getRun(runs[1]!.runId)).toEqual({ ...runs[1], status: "interrupted", outcome: cancelled, updatedAt: iso(T0 + 1) });
+        expect(await store.cancelPending(runs[1]!.runId, cancelled, iso(T0 + 2))).toBe(false);
+        expect(await store.cancelPending(running.runId, cancelled, iso(T0 + 2))).toBe(false);
+        expect(await store.getRun(running.runId)).toEqual(running);
+        expect(await store.cancelPending(randomUUID(), cancelled, iso(T0 + 2))).toBe(false);
+      });
+    });
+
+    describe("expired leases", () => {
+      it("lists running runs whose lease expired and expires them by epoch CAS", async () => {
+        const a = await threadWithRuns(1);
+        const b = await threadWithRuns(1);
+        const runA = (await store.claimNext(a.thread.threadId, "worker-1", 1000, T0))!;
+        const runB = (await store.claimNext(b.thread.threadId, "worker-1", 5000, T0))!;
+        const mine = (runs: RunRecord[]) => runs.filter((r) => r.runId === runA.runId || r.runId === runB.runId);
+
+        expect(mine(await store.expiredRuns(T0 + 1000))).toEqual([]); // expires at T0+1000: not before
+        expect(mine(await store.expiredRuns(T0 + 1001))).toEqual([runA]);
+        expect(mine(await store.expiredRuns(T0 + 6000))).toEqual([runA, runB]);
+
+        const failed = { ...outcome("failed", ""), stopReasons: [{ reason: "lease_expired", by: "reaper" }], primaryStopReason: "lease_expired" };
+        expect(await store.expireRun(runB.runId, runB.epoch, failed, T0 + 4000)).toBe(false); // lease still valid
+        expect(await store.expireRun(runA.runId, runA.epoch + 1, failed, T0 + 2000)).toBe(false); // stale epoch
+        expect(await store.expireRun(runA.runId, runA.epoch, failed, T0 + 2000)).toBe(true);
+
+        const { leaseExpiresAt: _lease, ...held } = runA;
+        expect(await store.getRun(runA.runId)).toEqual({ ...held, status: "error", outcome: failed, updatedAt: iso(T0 + 2000) });
+        expect(mine(await store.expiredRuns(T0 + 6000))).toEqual([runB]);
+        expect(await store.expireRun(runA.runId, runA.epoch, failed, T0 + 3000)).toBe(false);
+
+        // The worker that lost the lease can neither heartbeat nor overwrite the outcome.
+        expect(await store.heartbeat(runA.runId, "worker-1", runA.epoch, 1000, T0 + 2500)).toBe(false);
+        expect(await store.completeRun(runA.runId, "worker-1", runA.epoch, { status: "success", outcome: outcome("succeeded") }, iso(T0 + 2500))).toBe(false);
+        expect((await store.getRun(runA.runId))?.outcome).toEqual(failed);
+      });
+
+      it("does not expire a run whose lease a heartbeat extended in time", async () => {
+        const { thread } = await threadWithRuns(1);
+        const run = (await store.claimNext(thread.threadId, "worker-1", 1000, T0))!;
+        expect(await store.heartbeat(run.runId, "worker-1", run.epoch, 1000, T0 + 900)).toBe(true);
+        expect(await store.expireRun(run.runId, run.epoch, outcome("failed"), T0 + 1500)).toBe(false);
+        expect((await store.getRun(run.runId))?.status).toBe("running");
+      });
+
+      it("sets the wire status from the outcome", async () => {
+        const { thread } = await threadWithRuns(1);
+        const run = (await store.claimNext(thread.threadId, "worker-1", 1000, T0))!;
+        expect(await store.expireRun(run.runId, run.epoch, outcome("timed_out"), T0 + 2000)).toBe(true);
+        expect((await store.getRun(run.runId))?.status).toBe("timeout");
+      });
+    });
+
+    describe("journal and reports", () => {
+      it("reads journal entries back in append order, per run", async () => {
+        const { runs } = await threadWithRuns(2);
+        const [a, b] = runs as [RunRecord, RunRecord];
+        const entryWithUsage = { ...journalEntry(a.runId, 2, "tool_call"), usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7 }, argsSha256: "ab".repeat(32) };
+        await store.appendJournal(a.runId, [journalEntry(a.runId, 1), entryWithUsage]);
+        await store.appendJournal(b.runId, [journalEntry(b.runId, 1, "lifecycle")]);
+        await store.appendJournal(a.runId, []);
+        await store.appendJournal(a.runId, [journalEntry(a.runId, 3, "guard")]);
+
+        expect(await store.readJournal(a.runId)).toEqual([journalEntry(a.runId, 1), entryWithUsage, journalEntry(a.runId, 3, "guard")]);
+        expect(await store.readJournal(b.runId)).toEqual([journalEntry(b.runId, 1, "lifecycle")]);
+        expect(await store.readJournal(randomUUID())).toEqual([]);
+      });
+
+      it("saves, replaces and reads a run's report", async () => {
+        const { runs } = await threadWithRuns(1);
+        const runId = runs[0]!.runId;
+        expect(await store.getReport(runId)).toBeNull();
+        await store.saveReport(runId, { contract: "run-report", version: 1, status: { status: "partial" }, list: [1, "two", null] });
+        expect(await store.getReport(runId)).toEqual({ contract: "run-report", version: 1, status: { status: "partial" }, list: [1, "two", null] });
+        await store.saveReport(runId, { contract: "run-report", version: 1, replaced: true });
+        expect(await store.getReport(runId)).toEqual({ contract: "run-report", version: 1, replaced: true });
+      });
+    });
+
+    describe("values, not references", () => {
+      it("returns copies: editing a returned record does not edit the store", async () => {
+        const { thread, runs } = await threadWithRuns(1);
+        const read = (await store.getThread(thread.threadId))!;
+        read.metadata.injected = true;
+        (runs[0]!.request.metadata as Record<string, unknown>).injected = true;
+        expect((await store.getThread(thread.threadId))?.metadata).toEqual({});
+        expect((await store.getRun(runs[0]!.runId))?.request.metadata).toEqual({ origin: "test" });
+      });
+    });
+
+    describe("concurrency", () => {
+      const workers = () => [store, ...peers];
+
+      it("admits exactly one of 50 concurrent runs under reject on one thread", async () => {
+        const thread = await store.createThread(makeThread());
+        const all = workers();
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => all[i % all.length]!.admitRun(makeRun(thread.threadId, "reject", T0 + i))),
+        );
+        const admitted = results.filter((r) => r.ok);
+        expect(admitted).toHaveLength(1);
+        const winner = admitted[0]!.ok ? admitted[0]!.run : undefined;
+        for (const refused of results.filter((r) => !r.ok)) expect(refused).toEqual({ ok: false, active: winner });
+        expect(await store.listRuns(thread.threadId, { limit: 100, offset: 0 })).toEqual([winner]);
+      });
+
+      it("lets exactly one of 20 concurrent claims on one thread win", async () => {
+        const { thread } = await threadWithRuns(3);
+        const all = workers();
+        const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => all[i % all.length]!.claimNext(thread.threadId, `worker-${i}`, TTL, T0 + 10_000)));
+        const won = claims.filter((c) => c !== null);
+        expect(won).toHaveLength(1);
+        expect((await store.activeRuns(thread.threadId)).map((r) => r.status)).toEqual(["running", "pending", "pending"]);
+      });
+    });
+  });
+}
