@@ -1,0 +1,213 @@
+/**
+ * The in-process StreamBridge: one ordered log per run, for a single worker (`keel
+ * serve` with the default setup, tests, embedded use). Several workers need the Redis
+ * bridge (`plugins/stream-redis`), which passes the same conformance suite.
+ *
+ * Events are kept by reference (no copy per subscriber, unlike Redis, which returns
+ * parsed JSON): publish JSON-serializable data and do not mutate it afterwards.
+ *
+ * Heartbeats are not the bridge's job: the gateway writes SSE `: heartbeat` comments on
+ * idle connections; a subscription simply waits.
+ */
+import { KeelError } from "../errors.js";
+import { systemClock, type Clock } from "../loop/run-scope.js";
+import { assertEventId, compareEventIds, EventIdSequence, ZERO_EVENT_ID } from "./stream-event-id.js";
+import { followsCursor, gapEvent, type RetainedRange } from "./stream-gap.js";
+import { ControlHandlers } from "./control-handlers.js";
+import { assertPublishable, readRetentionOptions, type RetentionTimers } from "./bridge-options.js";
+import type { ControlMessage, StreamBridge, StreamEvent, SubscribeOptions } from "./types.js";
+
+export { compareEventIds, isEventId } from "./stream-event-id.js";
+export type { RetentionTimers } from "./bridge-options.js";
+
+export interface MemoryStreamBridgeOptions {
+  /** Newest events kept per run; older ones are dropped (a cursor among them gets `gap`). Default 1,024. */
+  retention?: number;
+  /** How long a run's log is kept after `end`, in ms. Default 24 h. */
+  retentionAfterEndMs?: number;
+  /** Source of the `<ms>` part of ids. Default `Date.now()`. */
+  clock?: Clock;
+  /** Schedules the after-`end` drop. Default: unref'ed `setTimeout` (never keeps the process alive). */
+  timers?: RetentionTimers;
+  /** A control handler threw. Default: a process warning (the other handlers still run). */
+  onControlError?: (error: unknown, runId: string) => void;
+}
+
+interface RunLog {
+  events: StreamEvent[];
+  /** Id of the newest event dropped by retention (`0-0` while none was): the `prev` of `events[0]`. */
+  droppedThrough: string;
+  ids: EventIdSequence;
+  ended: boolean;
+  cancelDrop?: () => void;
+}
+
+/**
+ * @example
+ * const bridge = new MemoryStreamBridge();
+ * await bridge.publish("run-1", "values", { messages: [] });
+ * await bridge.end("run-1");
+ * for await (const e of bridge.subscribe("run-1")) console.log(e.id, e.event); // …, "end"
+ */
+export class MemoryStreamBridge implements StreamBridge {
+  private readonly logs = new Map<string, RunLog>();
+  /** Subscriptions waiting for the next event of a run (also for runs with no log yet). */
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly control: ControlHandlers;
+  private readonly retention: number;
+  private readonly retentionAfterEndMs: number;
+  private readonly clock: Clock;
+  private readonly timers: RetentionTimers;
+  private closed = false;
+
+  constructor(options: MemoryStreamBridgeOptions = {}) {
+    const read = readRetentionOptions(options, 1024);
+    this.retention = read.retention;
+    this.retentionAfterEndMs = read.retentionAfterEndMs;
+    this.timers = read.timers;
+    this.clock = options.clock ?? systemClock;
+    this.control = new ControlHandlers(options.onControlError);
+  }
+
+  async publish(runId: string, event: string, data: unknown): Promise<StreamEvent> {
+    assertPublishable(event);
+    return this.append(runId, event, data === undefined ? null : data);
+  }
+
+  async end(runId: string): Promise<StreamEvent> {
+    const log = this.logs.get(runId);
+    // Idempotent: finalization and shutdown may both end a run; the first `end` stands.
+    if (log?.ended) return log.events[log.events.length - 1]!;
+    const record = this.append(runId, "end", null);
+    const ended = this.logs.get(runId)!;
+    ended.ended = true;
+    ended.cancelDrop = this.timers.schedule(() => {
+      if (this.logs.get(runId) === ended) this.logs.delete(runId);
+    }, this.retentionAfterEndMs);
+    return record;
+  }
+
+  subscribe(runId: string, options: SubscribeOptions = {}): AsyncIterable<StreamEvent> {
+    // Checked here, not at the first `next()`, so a gateway can answer 400 before it starts an SSE response.
+    this.assertOpen();
+    if (options.lastEventId !== undefined) assertEventId(options.lastEventId, "Last-Event-ID");
+    return this.follow(runId, options.lastEventId ?? null, options.signal);
+  }
+
+  async read(runId: string): Promise<StreamEvent[]> {
+    this.assertOpen();
+    return [...(this.logs.get(runId)?.events ?? [])];
+  }
+
+  async publishControl(runId: string, message: ControlMessage): Promise<void> {
+    this.assertOpen();
+    this.control.deliver(runId, message);
+  }
+
+  async onControl(runId: string, handler: (message: ControlMessage) => void): Promise<() => Promise<void>> {
+    this.assertOpen();
+    const remove = this.control.add(runId, handler);
+    return async () => remove();
+  }
+
+  /** Ends every subscription, cancels the drop timers and forgets every log. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const log of this.logs.values()) log.cancelDrop?.();
+    this.logs.clear();
+    this.control.clear();
+    for (const runId of [...this.waiters.keys()]) this.wake(runId);
+  }
+
+  private append(runId: string, event: string, data: unknown): StreamEvent {
+    this.assertOpen();
+    let log = this.logs.get(runId);
+    if (!log) {
+      log = { events: [], droppedThrough: ZERO_EVENT_ID, ids: new EventIdSequence(), ended: false };
+      this.logs.set(runId, log);
+    }
+    if (log.ended) throw new KeelError("KEEL_ERR_STREAM_ENDED", `run \`${runId}\` already ended its stream; \`${event}\` was not published`);
+    const record: StreamEvent = { id: log.ids.next(this.clock.now()), runId, event, data };
+    log.events.push(record);
+    const excess = log.events.length - this.retention;
+    if (excess > 0) log.droppedThrough = log.events.splice(0, excess)[excess - 1]!.id;
+    this.wake(runId);
+    return record;
+  }
+
+  private async *follow(runId: string, start: string | null, signal: AbortSignal | undefined): AsyncGenerator<StreamEvent> {
+    let cursor = start;
+    const stopped = () => this.closed || signal?.aborted === true;
+    while (!stopped()) {
+      const log = this.logs.get(runId);
+      if (!log) {
+        // A cursor means the run did publish; a missing log means it was dropped.
+        if (cursor !== null) {
+          yield gapEvent(runId, cursor, { earliest: null, latest: null }, cursor);
+          return;
+        }
+      } else {
+        const from = firstAfter(log.events, cursor);
+        if (from < log.events.length) {
+          const prev = from === 0 ? log.droppedThrough : log.events[from - 1]!.id;
+          if (!followsCursor(prev, cursor)) {
+            yield gapEvent(runId, cursor!, retainedRange(log), prev);
+            return;
+          }
+          // A snapshot: events trimmed while the subscriber is slow are still delivered from it.
+          for (const record of log.events.slice(from)) {
+            yield record;
+            if (stopped() || record.event === "end") return;
+            cursor = record.id;
+          }
+          continue;
+        }
+        // Nothing after the cursor in an ended log: the cursor is at (or past) `end`.
+        if (log.ended) return;
+      }
+      await this.nextEvent(runId, signal);
+    }
+  }
+
+  /** Resolves on the run's next event, on abort, or when the bridge closes. */
+  private nextEvent(runId: string, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      let set = this.waiters.get(runId);
+      if (!set) this.waiters.set(runId, (set = new Set()));
+      const waiters = set;
+      const done = () => {
+        waiters.delete(done);
+        if (waiters.size === 0 && this.waiters.get(runId) === waiters) this.waiters.delete(runId);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      waiters.add(done);
+      signal?.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  private wake(runId: string): void {
+    for (const done of [...(this.waiters.get(runId) ?? [])]) done();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new KeelError("KEEL_ERR_STREAM_CLOSED", "the stream bridge is closed");
+  }
+}
+
+/** Index of the first event after `cursor` (binary search; the log is sorted by id). */
+function firstAfter(events: readonly StreamEvent[], cursor: string | null): number {
+  if (cursor === null) return 0;
+  let low = 0;
+  let high = events.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compareEventIds(events[mid]!.id, cursor) <= 0) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function retainedRange(log: RunLog): RetainedRange {
+  return { earliest: log.events[0]?.id ?? null, latest: log.events[log.events.length - 1]?.id ?? null };
+}
