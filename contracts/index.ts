@@ -49,3 +49,4 @@ export { LeaseV1, LEASE_STATES, type LeaseState } from "./lease/v1.js";
 export { RunV1, RUN_RECORD_STATUSES, MULTITASK_STRATEGIES, RUN_STATUS_OF_OUTCOME, type RunRecordStatus, type MultitaskStrategy } from "./run/v1.js";
 export { upgrade, project, latestVersion } from "./upgrade.js";
 export { MIGRATIONS, type Migration } from "./migrations.js";
+export { diffSchemas, CHANGE_CODES, COMPATIBILITY_MODES, isCompatible, type ChangeCode, type CompatibilityMode, type SchemaChange, type SchemaDiff } from "./compat/index.js";

@@ -11,6 +11,8 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   docs: { summary: "docs build [--check]", load: async () => (await import("./commands/docs.js")).docsCommand },
   validate: { summary: "validate CONTRACT@VERSION FILE [--json]", load: async () => (await import("./commands/validate.js")).validateCommand },
   plugin: { summary: "plugin check MODULE [--stack STACK] [--json]", load: async () => (await import("./commands/plugin.js")).pluginCommand },
+  contracts: { summary: "contracts diff OLD NEW | check --base DIR_OR_GIT_REF [--mode backward|forward|full] [--json]", load: async () => (await import("./commands/contracts.js")).contractsCommand },
+  serve: { summary: "serve [--port 8787] [--host 127.0.0.1] [--db URL] [--redis URL] [--stack NAME] [--model SPEC] [--bash off|on] [--max-turns 500]", load: async () => (await import("./commands/serve.js")).serveCommand },
 };
 
 export async function main(argv: string[], io: CommandIO = processIO): Promise<number> {
