@@ -1,11 +1,16 @@
 import type { Plugin } from "../kernel/plugin/types.js";
 import acceptance from "./acceptance/index.js";
+import batchLeasing from "./batch-leasing/index.js";
+import durableContext from "./durable-context/index.js";
 import errorFallback from "./error-fallback/index.js";
 import finishReason from "./finish-reason/index.js";
 import loopDetection from "./loop-detection/index.js";
+import messageCoalescing from "./message-coalescing/index.js";
 import readBeforeWrite from "./read-before-write/index.js";
 import receipts from "./receipts/index.js";
 import sanitize from "./sanitize/index.js";
+import subagents from "./subagents/index.js";
+import summarization from "./summarization/index.js";
 import tokenBudget from "./token-budget/index.js";
 import toolProgress from "./tool-progress/index.js";
 import workspace from "./workspace/index.js";
@@ -21,10 +26,15 @@ export const BUILTIN_PLUGINS: readonly Plugin[] = Object.freeze([
   receipts,
   readBeforeWrite,
   toolProgress,
+  subagents,
+  batchLeasing,
+  durableContext,
+  summarization,
   loopDetection,
   finishReason,
   tokenBudget,
   acceptance,
+  messageCoalescing,
 ]);
 
 export function builtinPlugin(name: string): Plugin | undefined {

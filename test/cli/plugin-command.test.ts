@@ -75,10 +75,19 @@ describe("keel plugin check", () => {
     expect(text.endsWith("not ok")).toBe(true);
   });
 
-  it("the same plugin without the rival composes into `lead`", async () => {
+  it("the same plugin without the rival composes", async () => {
     const io = captureIO();
-    expect(await pluginCommand(["check", plugin("trimmer"), "--json"], io)).toBe(0);
+    expect(await pluginCommand(["check", plugin("trimmer"), "--stack", "test/fixtures/stacks/workspace-only.json", "--json"], io)).toBe(0);
     expect(io.json().ok).toBe(true);
+  });
+
+  it("in `lead` it races with every built-in that reads `messages` after the model call", async () => {
+    const io = captureIO();
+    expect(await pluginCommand(["check", plugin("trimmer"), "--json"], io)).toBe(1);
+    const rivals = (io.json().problems as Array<{ code: string; plugins: string[] }>).map((p) => [p.code, p.plugins.find((n) => n !== "trimmer")]);
+    expect(rivals).toEqual(
+      ["subagents", "batch-leasing", "loop-detection", "finish-reason", "token-budget"].map((name) => ["KEEL_ERR_COMPOSE_RACE", name]),
+    );
   });
 
   it("a stack that already lists the plugin does not get a second copy", async () => {

@@ -34,7 +34,8 @@ describe("keel run", () => {
     expect(report.turns).toEqual({ lead: 2, total: 2 });
     expect(Object.keys(report.workspace.files)).toEqual(["a.txt", "notes.md"]);
     expect(report.workspace.files["notes.md"]).toEqual({ bytes: 8, sha256: createHash("sha256").update("# Notes\n").digest("hex") });
-    expect(report.modelRequests.map((r: { tools: string[] }) => r.tools.length)).toEqual([5, 5]);
+    // The workspace's five tools and the subagents plugin's `task`.
+    expect(report.modelRequests.map((r: { tools: string[] }) => r.tools.length)).toEqual([6, 6]);
     expect(report.modelRequests[1].messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "tool"]);
     expect(report.events[0].event).toBe("metadata");
     expect(report.events.at(-1).event).toBe("end");
@@ -110,7 +111,9 @@ describe("keel compose", () => {
       return file;
     };
     const io = fakeIO();
-    expect(await main(["compose", "--plugin", mk("alpha"), "--plugin", mk("beta"), "--json"], io)).toBe(1);
+    const stack = join(dir, "stack.json");
+    writeFileSync(stack, JSON.stringify({ name: "minimal", plugins: ["workspace"] }));
+    expect(await main(["compose", stack, "--plugin", mk("alpha"), "--plugin", mk("beta"), "--json"], io)).toBe(1);
     const problems = JSON.parse(io.stdout()).problems;
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatchObject({ code: "KEEL_ERR_COMPOSE_RACE", plugins: ["alpha", "beta"], hook: "afterModel", channel: "messages" });

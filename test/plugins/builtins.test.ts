@@ -54,8 +54,8 @@ describe("built-in plugins", () => {
 
   it("the lead and subagent stacks resolve to their published orders", () => {
     const order = (name: string) => [...compose(readStack(name).stack, { plugins: BUILTIN_PLUGINS }).order];
-    expect(order("lead")).toEqual(["receipts", "workspace", "sanitize", "error-fallback", "read-before-write", "tool-progress", "loop-detection", "finish-reason", "token-budget", "acceptance"]);
-    expect(order("subagent")).toEqual(["receipts", "workspace", "sanitize", "error-fallback", "read-before-write", "tool-progress", "loop-detection", "finish-reason", "token-budget", "acceptance"]);
+    expect(order("lead")).toEqual(["receipts", "workspace", "sanitize", "error-fallback", "read-before-write", "tool-progress", "subagents", "batch-leasing", "durable-context", "summarization", "loop-detection", "finish-reason", "token-budget", "acceptance", "message-coalescing"]);
+    expect(order("subagent")).toEqual(["receipts", "workspace", "sanitize", "error-fallback", "read-before-write", "tool-progress", "durable-context", "summarization", "loop-detection", "finish-reason", "token-budget", "acceptance", "message-coalescing"]);
   });
 
   it("docs/stacks.md and docs/errors.md match what the code generates", () => {

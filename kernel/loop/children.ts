@@ -1,0 +1,140 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
+import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
+import type { Composition } from "../compose/types.js";
+import type { AgentsPort, ChildAgentRequest, ChildAgentResult, ChildStep } from "../ports/agents.js";
+import type { TokenUsage } from "./normalize.js";
+import { RunScope, systemClock, type Clock, type JournalRecord } from "./run-scope.js";
+import { createAgentRuntime } from "./runtime.js";
+import type { Summarizer } from "./summarize.js";
+
+export type ConfigLayer = Record<string, Record<string, unknown>>;
+
+export interface ChildRunnerOptions {
+  /**
+   * Compose the subagent stack with extra config layers appended (later wins). The host
+   * passes its own layers (request config, `subagentConfig`) inside; the runner appends the
+   * lease's allowance as the token-budget `limit` (ARCHITECTURE §6, option layers).
+   */
+  composeChild(extraLayers: readonly ConfigLayer[]): Composition;
+  /** A fresh model per child instance (scripted models keep one cursor per instance). */
+  modelFor(agentPath: string, subagentType: string): BaseChatModel;
+  /** Subagent types the host can run. */
+  types: readonly string[];
+  /** Where children checkpoint (default: one in-memory saver for every child of this runner). */
+  checkpointer?: BaseCheckpointSaver;
+  summarize?: Summarizer;
+  /**
+   * The parent run's scope, so a child's events, journal entries and model requests
+   * interleave with the parent's in one order. Without one, a child gets a scope of its own.
+   */
+  scopeFor?(runId: string): RunScope | undefined;
+  clock?: Clock;
+  /** Called with every finished child (e.g. to put its receipts into a run report). */
+  onChildEnd?(agentPath: string, result: ChildAgentResult): void;
+}
+
+/** Run `fn` with no ambient LangChain/LangGraph run config. */
+function detached<T>(fn: () => Promise<T>): Promise<T> {
+  return AsyncLocalStorageProviderSingleton.getInstance().run(undefined, fn) as Promise<T>;
+}
+
+const ZERO: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+
+function addUsage(a: TokenUsage, b: TokenUsage | undefined): TokenUsage {
+  if (!b) return a;
+  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, totalTokens: a.totalTokens + b.totalTokens };
+}
+
+/**
+ * The parent's scope, seen by one child: every method and counter is the parent's (one event
+ * and journal sequence), and the child's own journal entries are also reported as steps.
+ */
+function observedScope(scope: RunScope, agentPath: string, onStep: (entry: JournalRecord) => void): RunScope {
+  return new Proxy(scope, {
+    get(target, prop) {
+      if (prop === "journal") {
+        return (entry: Omit<JournalRecord, "seq" | "at" | "runId">) => {
+          target.journal(entry);
+          if (entry.agent === agentPath) onStep({ ...entry, seq: 0, at: "", runId: target.runId });
+        };
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/**
+ * The `agents` port for a host: each child is a runtime built from the subagent stack
+ * (composed once per distinct lease allowance), with its own model, the parent's thread id
+ * (so the parent's workspace) and its own checkpoint thread `${threadId}/${agentPath}`.
+ *
+ * @example
+ * const agents = createChildRunner({ composeChild: (layers) => compose(subStack, { plugins, config: [...mine, ...layers] }),
+ *   modelFor: (path, type) => modelFor(type), types: ["general-purpose"], scopeFor: () => scope });
+ * const lead = createAgentRuntime(leadComposition, { model, ports: { agents } });
+ */
+export function createChildRunner(options: ChildRunnerOptions): AgentsPort {
+  const checkpointer = options.checkpointer ?? new MemorySaver();
+  const compositions = new Map<string, Composition>();
+  const base = options.composeChild([]);
+  const hasBudget = base.plugins.has("token-budget");
+
+  const compositionFor = (tokenLimit: number | undefined): Composition => {
+    if (tokenLimit === undefined || !hasBudget) return base;
+    const key = String(tokenLimit);
+    let composition = compositions.get(key);
+    if (!composition) compositions.set(key, (composition = options.composeChild([{ "token-budget": { limit: tokenLimit } }])));
+    return composition;
+  };
+
+  return {
+    types: () => options.types,
+
+    tokenBudget: () => {
+      const config = base.plugins.get("token-budget")?.config;
+      if (!config || config.enabled === false) return undefined;
+      return { limit: Number(config.limit), returnReserve: Number(config.returnReserve) };
+    },
+
+    async run(request: ChildAgentRequest): Promise<ChildAgentResult> {
+      const runtime = createAgentRuntime(compositionFor(request.tokenLimit), {
+        model: options.modelFor(request.agentPath, request.subagentType),
+        tools: request.tools,
+        checkpointer,
+        maxTurns: request.maxTurns,
+        protectedTools: request.protectedTools,
+        terminalTools: request.terminalTools,
+        systemPrompt: request.systemPrompt,
+        ...(options.summarize ? { summarize: options.summarize } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
+      });
+      const parent = options.scopeFor?.(request.runId) ?? new RunScope(request.runId, request.threadId, options.clock ?? systemClock, {});
+      let usage = ZERO;
+      const scope = observedScope(parent, request.agentPath, (entry) => {
+        if (entry.kind !== "model_call" && entry.kind !== "tool_call") return;
+        if (entry.kind === "model_call") usage = addUsage(usage, entry.usage);
+        const step: ChildStep = { kind: entry.kind, turn: entry.turn, status: entry.status, usage };
+        request.onStep?.(step);
+      });
+      // Outside the parent's LangGraph context: invoked from inside the parent's tools node, the
+      // child graph would otherwise inherit the parent's configurable (checkpointer, namespace)
+      // through AsyncLocalStorage and run as a nested subgraph instead of a root run.
+      const result = await detached(() => runtime.run({
+        threadId: request.threadId,
+        checkpointThreadId: `${request.threadId}/${request.agentPath}`,
+        runId: request.runId,
+        agent: request.agentPath,
+        input: request.input,
+        signal: request.signal,
+        scope,
+        maxTurns: request.maxTurns,
+      }));
+      // A child cut short keeps the usage of its last checkpoint; the journal may know a later answered call.
+      const child: ChildAgentResult = { ...result, usage: result.usage.totalTokens >= usage.totalTokens ? result.usage : usage };
+      options.onChildEnd?.(request.agentPath, child);
+      return child;
+    },
+  };
+}

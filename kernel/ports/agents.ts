@@ -1,0 +1,135 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { TokenUsage } from "../loop/normalize.js";
+import type { StatusV2Payload } from "../loop/status.js";
+import type { KeelTool } from "../plugin/types.js";
+
+/**
+ * Ports used by delegation (plugins `subagents` and `batch-leasing`). The `agents` port is
+ * supplied by the host (createAgentRuntime option `ports`), since only the host knows how to
+ * build a child's model and stack; `lease-keeper`, `receipts` and `acceptance` are provided
+ * by the plugins of those names, so a delegating plugin never imports them.
+ */
+export const AGENTS_PORT = "agents";
+export const LEASE_KEEPER_PORT = "lease-keeper";
+export const RECEIPTS_PORT = "receipts";
+export const ACCEPTANCE_PORT = "acceptance";
+
+/** One finished step of a child (a model call answered, a tool call done): its heartbeat. */
+export interface ChildStep {
+  kind: "model_call" | "tool_call";
+  turn: number;
+  status: string;
+  /** The child's usage so far (every answered model call). */
+  usage: TokenUsage;
+}
+
+export interface ChildAgentRequest {
+  /**
+   * The parent's thread id. It is the child's `ctx.threadId`, so the child works in the
+   * parent's workspace; its checkpoints live apart, under `${threadId}/${agentPath}`.
+   */
+  threadId: string;
+  runId: string;
+  /** `lead/<taskToolCallId>`. */
+  agentPath: string;
+  taskId: string;
+  subagentType: string;
+  /** The child's system message (report contract, acceptance criteria, caller's next action). */
+  systemPrompt: string;
+  /** The child's user message. */
+  input: string;
+  /** Tools added to the subagent stack's own (a child always gets `return_result`). */
+  tools: readonly KeelTool[];
+  /** Never stripped by a stop; the only tools bound on the child's forced final call. */
+  protectedTools: readonly string[];
+  /** A successful call ends the child after that tools step. */
+  terminalTools: readonly string[];
+  maxTurns: number;
+  /** The lease's allowance: the child's token-budget `limit` (the last config layer). */
+  tokenLimit?: number;
+  /** Aborted when the parent is cancelled, the lease expires or the child times out. */
+  signal: AbortSignal;
+  onStep?(step: ChildStep): void;
+}
+
+export interface ChildAgentResult {
+  outcome: StatusV2Payload;
+  messages: BaseMessage[];
+  /** The child's final channel values (its receipts, bashRuns, ...). */
+  values: Record<string, unknown>;
+  turns: number;
+  usage: TokenUsage;
+}
+
+/** Runs delegated children: the host composes the subagent stack and builds the child's model. */
+export interface AgentsPort {
+  /** Subagent types this host can run. */
+  types(): readonly string[];
+  /** The subagent stack's token-budget options before any lease (undefined: no token-budget in it). */
+  tokenBudget(subagentType: string): { limit: number; returnReserve: number } | undefined;
+  run(request: ChildAgentRequest): Promise<ChildAgentResult>;
+}
+
+/** The live side of a lease@1: heartbeats, expiry, and the epoch a terminal write must carry. */
+export interface LeaseHold {
+  /** The child made progress: the lease stays alive for another TTL. */
+  beat(): void;
+  /**
+   * Compare-and-swap on the epoch, then stop watching: true when the holder's epoch is still
+   * current (its terminal write may go ahead), false when the lease expired meanwhile.
+   */
+  release(): boolean;
+  readonly expired: boolean;
+  /** The lease's current epoch (grows when the lease expires). */
+  readonly epoch: number;
+  /** ISO time at which the lease expires without another heartbeat. */
+  readonly expiresAt: string;
+}
+
+export interface LeaseKeeperPort {
+  /** Start watching a granted lease; `onExpire` runs once when no heartbeat came for the TTL. */
+  hold(lease: { leaseId: string; runId: string; taskId: string; epoch: number }, onExpire: () => void, now: () => string): LeaseHold;
+  /** TTL of a lease without a heartbeat, in milliseconds. */
+  readonly ttlMs: number;
+}
+
+/** receipt-verdict@1 as the receipts port returns it. */
+export interface CitationVerdict {
+  source: "receipt_citations";
+  citationResolved: boolean;
+  cited: string[];
+  resolved: string[];
+  failed: Array<{ id: string; reason: string }>;
+  unknown: string[];
+  noCitationClaims: boolean;
+}
+
+/** Citation checks of a finished agent's report, provided by the receipts plugin. */
+export interface ReceiptsPort {
+  /** The receipts `message` was shown (its `keel.receiptIds`; the whole run's when unstamped), from a run's final values. */
+  shownReceipts(values: Readonly<Record<string, unknown>>, message: BaseMessage | undefined): unknown[];
+  checkCitations(reportText: string, ledger: readonly unknown[]): CitationVerdict;
+  renderCitationSummary(verdict: CitationVerdict): string;
+}
+
+/** acceptance-verdict@1 as the acceptance port returns it. */
+export interface AcceptanceVerdict {
+  source: "acceptance_checklist";
+  leaves: Array<{ criterion: string; family: string; checked: boolean; holds: boolean; detail: string }>;
+  unchecked: string[];
+  allHold: boolean;
+}
+
+/** Deterministic acceptance checks, provided by the acceptance plugin (with its options). */
+export interface AcceptancePort {
+  /** Trimmed, tag-neutralized, bounded criteria, and a line per dropped or changed one. */
+  normalize(raw: unknown): { criteria: string[]; problems: string[] };
+  /** Check criteria against a finished run's values (`bashRuns`, `messages`) in the thread's workspace. */
+  evaluate(
+    criteria: readonly string[],
+    values: Readonly<Record<string, unknown>>,
+    ctx: { threadId: string; port<T>(name: string): T },
+  ): Promise<AcceptanceVerdict>;
+  renderChecklist(verdict: AcceptanceVerdict): string;
+  renderLedgerSummary(verdict: AcceptanceVerdict): string;
+}
