@@ -24,10 +24,18 @@ export async function agentStep(deps: RunDeps, loop: LoopState, local: LocalStat
   if (loop.route === "end") return finishRun(deps, loop, local);
 
   const tools = [...deps.tools.values()].map((b) => b.tool);
-  if (!loop.forced && turn >= deps.maxTurns && tools.some((t) => !deps.protectedTools.has(t.name))) {
-    const cap: StopReasonEntry = { reason: "turn_capped", by: "kernel", turn, limit: { type: "turns", value: deps.maxTurns }, request: "final" };
+  // The maxTurns-th call is always the forced final one. Its stop reason is recorded when the
+  // cap withheld tools, or (below) when the forced answer still asked for tools that were discarded.
+  const cap: StopReasonEntry = { reason: "turn_capped", by: "kernel", turn, limit: { type: "turns", value: deps.maxTurns }, request: "final" };
+  const atCap = !loop.forced && turn >= deps.maxTurns;
+  let capRecorded = false;
+  const recordCap = () => {
     local.apply({ stopReasons: [cap] });
     loop.stopsSeen = (local.get<unknown[]>("stopReasons") ?? []).length;
+    capRecorded = true;
+  };
+  if (atCap) {
+    if (tools.some((t) => !deps.protectedTools.has(t.name))) recordCap();
     loop.forced = [cap];
   }
   const forced = loop.forced;
@@ -41,7 +49,9 @@ export async function agentStep(deps: RunDeps, loop: LoopState, local: LocalStat
   loop.turn = turn;
   if (forced) {
     // Tool calls in a forced final answer are discarded (a protected call such as a child's return_result is kept).
+    const asked = response.tool_calls?.length ?? 0;
     response = setKeelMeta(stripToolCalls(response, deps.protectedTools), { forced: true }) as AIMessage;
+    if (atCap && !capRecorded && (response.tool_calls?.length ?? 0) < asked) recordCap();
   }
   const usage = normalizeUsage(response);
   local.apply({ messages: [response], usage: { [deps.agent]: usage } });

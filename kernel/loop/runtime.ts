@@ -50,6 +50,11 @@ export interface RunOptions {
   /** Share a parent's scope (clock, event and journal sequences) with a child run. */
   scope?: RunScope;
   maxTurns?: number;
+  /**
+   * The checkpointer's thread for this run (default `threadId`). A child runs under its
+   * parent's `threadId` (its tools see the parent's workspace) in its own checkpoint thread.
+   */
+  checkpointThreadId?: string;
 }
 
 export interface RunResult {
@@ -152,8 +157,9 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       signal,
       port,
     });
-    const config = { configurable: { thread_id: opts.threadId }, recursionLimit: 2 * maxTurns + 10, signal };
-    const existing = ((await getState(opts.threadId)).messages as BaseMessage[] | undefined) ?? [];
+    const checkpointThread = opts.checkpointThreadId ?? opts.threadId;
+    const config = { configurable: { thread_id: checkpointThread }, recursionLimit: 2 * maxTurns + 10, signal };
+    const existing = ((await getState(checkpointThread)).messages as BaseMessage[] | undefined) ?? [];
     const input = {
       messages: inputMessages(opts, existing.length === 0 ? options.systemPrompt : undefined),
       runMeta: new Overwrite({ threadId: opts.threadId, runId: opts.runId, agent, startedAt: scope.isoNow() }),
@@ -172,7 +178,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     } finally {
       runs.delete(runKey);
     }
-    const values = await getState(opts.threadId);
+    const values = await getState(checkpointThread);
     const loop = values[LOOP_KEY] as LoopState | null;
     const usage = ((values.usage as Record<string, TokenUsage> | undefined) ?? {})[agent] ?? ZERO_USAGE;
     const messages = (values.messages as BaseMessage[] | undefined) ?? [];

@@ -187,3 +187,17 @@ describe("persisted messages", () => {
     expect(run.messages.map((m) => m.id)).toEqual(["run-1:input:1", "run-1:lead:1", "call_lead_1_1:result", "run-1:lead:2"]);
   });
 });
+
+describe("turn cap without tools", () => {
+  it("still ends the run at maxTurns when the model asks for tools that are not bound", async () => {
+    const run = await runWith([], { turns: [{ toolCalls: [{ name: "ghost", args: {} }] }], then: "repeat-last" }, { maxTurns: 3 });
+    expect(run.turns).toBe(3);
+    expect(run.outcome).toMatchObject({ status: "failed", error: { message: "Reached max_turns=3" } });
+    expect(run.outcome.stopReasons).toEqual([{ reason: "turn_capped", by: "kernel", turn: 3, limit: { type: "turns", value: 3 } }]);
+  });
+
+  it("does not cap a tool-less agent that answers in its last allowed turn", async () => {
+    const run = await runWith([], { turns: [{ content: "hello" }] }, { maxTurns: 1 });
+    expect(run.outcome).toMatchObject({ status: "succeeded", text: "hello", stopReasons: [] });
+  });
+});

@@ -1,0 +1,80 @@
+/**
+ * run-report@1 (INTERFACES.md) assembled from a run's result, journal, model requests and
+ * events. Pure: the scenario runner (`keel run`) and the run service's runtime executor
+ * both build their reports with it.
+ */
+import type { RunReportV1 } from "../../contracts/run-report/v1.js";
+import type { Composition } from "../compose/types.js";
+import type { RunResult } from "../loop/runtime.js";
+import type { JournalRecord, ModelRequestRecord, StreamEventRecord } from "../loop/run-scope.js";
+import type { TokenUsage } from "../loop/normalize.js";
+import { toReportMessage } from "./report-message.js";
+
+export type RunReport = RunReportV1;
+
+export interface RunReportInput {
+  scenario: string;
+  threadId: string;
+  runId: string;
+  result: RunResult;
+  events: StreamEventRecord[];
+  journal: JournalRecord[];
+  modelRequests: ModelRequestRecord[];
+  workspaceFiles: Record<string, { bytes: number; sha256: string }>;
+  compositions: { lead: Composition; subagent?: Composition };
+}
+
+/** Model calls per agent path: distinct turns in the journal (retries of one turn count once). */
+export function turnsByAgent(journal: readonly JournalRecord[]): Record<string, number> & { total: number } {
+  const seen = new Map<string, Set<number>>();
+  for (const entry of journal) {
+    if (entry.kind !== "model_call") continue;
+    let turns = seen.get(entry.agent);
+    if (!turns) seen.set(entry.agent, (turns = new Set()));
+    turns.add(entry.turn);
+  }
+  const out: Record<string, number> = {};
+  let total = 0;
+  for (const [agent, turns] of seen) {
+    out[agent] = turns.size;
+    total += turns.size;
+  }
+  return { ...out, total };
+}
+
+function usageReport(byAgent: Record<string, TokenUsage>) {
+  const totals = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  for (const usage of Object.values(byAgent)) {
+    totals.inputTokens += usage.inputTokens;
+    totals.outputTokens += usage.outputTokens;
+    totals.totalTokens += usage.totalTokens;
+  }
+  return { ...totals, byAgent };
+}
+
+/** Assemble run-report@1 (INTERFACES.md field table) from the run's result, journal and events. */
+export function buildRunReport(input: RunReportInput): RunReport {
+  const { result } = input;
+  const values = result.values;
+  const receipts = (values.receipts as Record<string, unknown>[] | undefined) ?? [];
+  return {
+    contract: "run-report",
+    version: 1,
+    scenario: input.scenario,
+    threadId: input.threadId,
+    runId: input.runId,
+    outcome: result.outcome as RunReport["outcome"],
+    turns: turnsByAgent(input.journal) as RunReport["turns"],
+    usage: usageReport((values.usage as Record<string, TokenUsage> | undefined) ?? {}),
+    delegations: ((values.delegations as Record<string, unknown>[] | undefined) ?? []).map((d) => ({ ...d })),
+    receipts: { lead: receipts.map((r) => ({ ...r })) },
+    modelRequests: input.modelRequests.map((r) => ({ agent: r.agent, turn: r.turn, messages: r.messages.map(toReportMessage), tools: r.tools })),
+    messages: result.messages.map(toReportMessage),
+    events: input.events.map((e) => ({ id: e.id, runId: e.runId, event: e.event, data: e.data })) as RunReport["events"],
+    workspace: { files: input.workspaceFiles },
+    composition: {
+      lead: [...input.compositions.lead.order],
+      ...(input.compositions.subagent ? { subagent: [...input.compositions.subagent.order] } : {}),
+    },
+  };
+}

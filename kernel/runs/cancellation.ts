@@ -1,0 +1,104 @@
+/**
+ * Cancelling an active run wherever it is: a pending run is cancelled in the store (it
+ * never started, so there is nothing to abort or undo); a running run owned by this
+ * worker is aborted locally; one owned by another worker gets a control message.
+ */
+import { KeelError } from "../errors.js";
+import { endNeverStartedStream, isoNow, type ManagerContext } from "./manager-context.js";
+import { cancelledOutcome, type CancelCause } from "./outcomes.js";
+import { ROLLBACK_POINT_ENTRY, type RunExecution } from "./run-execution.js";
+import type { RunRecord } from "./types.js";
+
+export type CancelAction = "interrupt" | "rollback";
+
+/** How many times a control message is re-sent while the remote run keeps running. */
+const CONTROL_RESENDS = 3;
+
+export class RunCancellation {
+  private readonly resendTimers = new Set<ReturnType<typeof setTimeout>>();
+
+  constructor(
+    private readonly ctx: ManagerContext,
+    private readonly executions: ReadonlyMap<string, RunExecution>,
+  ) {}
+
+  /**
+   * Whether `run` can be undone completely. A pending run has changed nothing; a running
+   * one needs its captured rollback point — known locally, or from the journal entry its
+   * owner wrote right after capturing (absent → treated as unavailable: no guessing).
+   */
+  async canRollBack(run: RunRecord): Promise<boolean> {
+    if (run.status !== "running") return true;
+    const local = await this.localExecution(run);
+    if (local) return local.rollbackAvailable;
+    const journal = await this.ctx.store.readJournal(run.runId);
+    return journal.some((e) => e.kind === "lifecycle" && e.name === ROLLBACK_POINT_ENTRY && e.status === "captured");
+  }
+
+  /** Throws KEEL_ERR_RUN_ROLLBACK_UNAVAILABLE naming the first run that cannot be undone. */
+  async assertRollbackPossible(runs: readonly RunRecord[]): Promise<void> {
+    for (const run of runs) {
+      if (!(await this.canRollBack(run))) {
+        throw new KeelError(
+          "KEEL_ERR_RUN_ROLLBACK_UNAVAILABLE",
+          `run \`${run.runId}\` cannot be rolled back: its pre-run checkpoint or workspace snapshot could not be captured; nothing was changed (use \`interrupt\` to keep its progress instead)`,
+        );
+      }
+    }
+  }
+
+  /** Cancel `run` (pending or running); returns without waiting for its `end`. */
+  async cancel(run: RunRecord, action: CancelAction, cause: CancelCause): Promise<void> {
+    let current: RunRecord | null = run;
+    if (current.status === "pending") {
+      const outcome = cancelledOutcome(cause, undefined, "it had not started");
+      if (await this.ctx.store.cancelPending(current.runId, outcome, isoNow(this.ctx.clock))) {
+        await endNeverStartedStream(this.ctx, current);
+        return;
+      }
+      // Claimed between the read and the cancel: it is running now.
+      current = await this.ctx.store.getRun(run.runId);
+    }
+    if (current?.status !== "running") return;
+    const local = await this.localExecution(current);
+    if (local) local.requestCancel(cause, action === "rollback");
+    else await this.sendControl(current, action);
+  }
+
+  /** Stop re-sending control messages (shutdown). */
+  stop(): void {
+    for (const timer of this.resendTimers) clearTimeout(timer);
+    this.resendTimers.clear();
+  }
+
+  /**
+   * The execution of a run this worker owns. The claim and the start of its execution are
+   * one step, but a reader can see the claimed record in between: look once more after
+   * the current turn of the event loop.
+   */
+  private async localExecution(run: RunRecord): Promise<RunExecution | undefined> {
+    const found = this.executions.get(run.runId);
+    if (found || run.owner !== this.ctx.workerId) return found;
+    await new Promise((resolve) => setImmediate(resolve));
+    return this.executions.get(run.runId);
+  }
+
+  /**
+   * The owner subscribes to control messages right after claiming; a message sent in
+   * that instant would be lost, so it is re-sent a few times while the run keeps running
+   * with the same epoch (the owner treats repeats as one cancel).
+   */
+  private async sendControl(run: RunRecord, action: CancelAction, remaining = CONTROL_RESENDS): Promise<void> {
+    await this.ctx.bridge.publishControl(run.runId, { type: "cancel", action });
+    if (remaining === 0) return;
+    const timer = setTimeout(() => {
+      this.resendTimers.delete(timer);
+      void (async () => {
+        const latest = await this.ctx.store.getRun(run.runId);
+        if (latest?.status === "running" && latest.epoch === run.epoch) await this.sendControl(latest, action, remaining - 1);
+      })().catch((error) => this.ctx.log(`run ${run.runId}: re-sending the cancel failed`, error));
+    }, this.ctx.heartbeatMs);
+    timer.unref();
+    this.resendTimers.add(timer);
+  }
+}

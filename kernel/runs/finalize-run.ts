@@ -1,0 +1,119 @@
+/**
+ * The end of a run, in the order ARCHITECTURE §7 fixes: journal flush, checkpoint (the
+ * runtime checkpointed as it went; a rollback restores the pre-run one here), report,
+ * run status (CAS on owner+epoch), thread status, then `end` — the commit marker. A
+ * reader that saw `end` can trust the run record; one that did not must keep waiting.
+ *
+ * Nothing terminal is written without the lease: the lease is renewed first (which also
+ * gives the writes a full TTL), and when the CAS still fails a newer writer (the
+ * reaper) won — its outcome stands, this worker publishes nothing more, and a report
+ * it already saved is corrected to the winning outcome, so nothing reads as a success.
+ */
+import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
+import type { StatusV2Payload } from "../loop/status.js";
+import type { ExecutionResult, RollbackPoint } from "./executor.js";
+import type { LeaseHeartbeat } from "./lease-heartbeat.js";
+import { isoNow, threadStatusAfter, type ManagerContext } from "./manager-context.js";
+import { cancelledOutcome, executorFailedOutcome } from "./outcomes.js";
+import type { RunOutput } from "./run-output.js";
+import type { CancelRequest } from "./run-execution.js";
+import type { RunRecord } from "./types.js";
+
+export interface FinalizeInput {
+  run: RunRecord;
+  output: RunOutput;
+  heartbeat: LeaseHeartbeat;
+  result: ExecutionResult | undefined;
+  /** What the executor threw, when it threw. */
+  failure: unknown;
+  /** False when a cancel arrived before the executor started (nothing to undo). */
+  executorStarted: boolean;
+  rollbackPoint: RollbackPoint | null;
+  /** The cancel request, if any; after this call later cancels are ignored. */
+  takeCancel(): CancelRequest | null;
+}
+
+export async function finalizeRun(ctx: ManagerContext, input: FinalizeInput): Promise<void> {
+  const { run, output, heartbeat } = input;
+  await output.drainEvents();
+  if (!(await heartbeat.renew())) {
+    await flushAfterLeaseLoss(ctx, input);
+    return;
+  }
+
+  const cancel = input.takeCancel();
+  let outcome: StatusV2Payload;
+  if (cancel) {
+    const detail = cancel.rollback ? await rollBack(ctx, input) : undefined;
+    outcome = cancelledOutcome(cancel.cause, input.result?.outcome, detail);
+  } else if (input.result) {
+    outcome = input.result.outcome;
+  } else {
+    outcome = executorFailedOutcome(input.failure ?? new Error("the executor returned no outcome"));
+    output.emit("error", { type: outcome.error!.type, message: outcome.error!.message });
+  }
+
+  await output.drainEvents();
+  await output.flushJournal();
+  const report = reportFor(input.result?.report, outcome, output);
+  if (report !== undefined) await ctx.store.saveReport(run.runId, report);
+
+  const completed = await ctx.store.completeRun(run.runId, ctx.workerId, run.epoch, { status: RUN_STATUS_OF_OUTCOME[outcome.status], outcome }, isoNow(ctx.clock));
+  if (!completed) {
+    output.silence();
+    await correctReport(ctx, run.runId, report);
+    ctx.log(`run ${run.runId}: the terminal write was refused (another writer won the run); its outcome stands`);
+    return;
+  }
+  await ctx.store.updateThread(run.threadId, { status: threadStatusAfter(outcome) }, isoNow(ctx.clock));
+  await ctx.bridge.end(run.runId);
+}
+
+/** Undo the run's changes; returns the detail for the cancelled outcome's message. */
+async function rollBack(ctx: ManagerContext, input: FinalizeInput): Promise<string> {
+  if (!input.executorStarted) return "it had not started, so there was nothing to undo";
+  const point = input.rollbackPoint;
+  if (!point) return "no rollback point had been captured, so the thread keeps the run's changes";
+  const started = ctx.clock.now();
+  const journal = (status: string) =>
+    input.output.journal({ seq: 0, at: isoNow(ctx.clock), runId: input.run.runId, agent: "lead", turn: 0, kind: "lifecycle", name: "rollback", status, durationMs: ctx.clock.now() - started });
+  try {
+    await point.restore();
+    journal("restored");
+    return "the thread's checkpoint and workspace were restored to their state before the run";
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    journal("failed");
+    input.output.emit("error", { type: "rollback_failed", message });
+    return `the rollback failed (${message}); the thread keeps the run's changes`;
+  }
+}
+
+/**
+ * The report as saved: a run-report@1 gets the final outcome (a cancel overrides what the
+ * executor saw) and the events exactly as published on the stream — everything before
+ * `end`, which comes after the report by design.
+ */
+function reportFor(report: unknown, outcome: StatusV2Payload, output: RunOutput): unknown {
+  if (!isPlainObject(report)) return report;
+  if (report.contract !== "run-report") return report;
+  return { ...report, outcome, events: output.published.map((e) => ({ id: e.id, runId: e.runId, event: e.event, data: e.data })) };
+}
+
+async function correctReport(ctx: ManagerContext, runId: string, report: unknown): Promise<void> {
+  if (!isPlainObject(report)) return;
+  const winner = await ctx.store.getRun(runId);
+  if (winner?.outcome) await ctx.store.saveReport(runId, { ...report, outcome: winner.outcome });
+}
+
+/** The journal is evidence of what happened, so it is still written; nothing terminal is. */
+async function flushAfterLeaseLoss(ctx: ManagerContext, input: FinalizeInput): Promise<void> {
+  input.output.silence();
+  input.takeCancel();
+  await input.output.flushJournal().catch((error) => ctx.log(`run ${input.run.runId}: journal flush after losing the lease failed`, error));
+  ctx.log(`run ${input.run.runId}: the lease was lost; no terminal state written (the reaper ends the run)`);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,152 @@
+/**
+ * One claimed run on this worker, from claim to `end`: heartbeat, control messages,
+ * rollback point, the executor, then the ordered finalization (finalize-run.ts).
+ */
+import { KeelError } from "../errors.js";
+import type { ExecutionIO, ExecutionResult, RollbackPoint } from "./executor.js";
+import { finalizeRun } from "./finalize-run.js";
+import { LeaseHeartbeat } from "./lease-heartbeat.js";
+import { isoNow, type ManagerContext } from "./manager-context.js";
+import type { CancelCause } from "./outcomes.js";
+import { RunOutput } from "./run-output.js";
+import type { ControlMessage, RunRecord } from "./types.js";
+
+/** A cancel that reached this run: why, and whether its changes must be undone. */
+export interface CancelRequest {
+  cause: CancelCause;
+  rollback: boolean;
+}
+
+/** Journal entry name recording whether the run's rollback point was captured (read by other workers). */
+export const ROLLBACK_POINT_ENTRY = "rollback_point";
+
+export class RunExecution {
+  readonly runId: string;
+  readonly threadId: string;
+  /** Settles when the run is finalized (or given up after losing its lease); never rejects. */
+  readonly finished: Promise<void>;
+  private readonly controller = new AbortController();
+  private readonly output: RunOutput;
+  private readonly heartbeat: LeaseHeartbeat;
+  private cancelRequest: CancelRequest | null = null;
+  /** Set once the outcome is decided: a cancel arriving later is too late to change it. */
+  private settled = false;
+  private rollbackPoint: RollbackPoint | null = null;
+  private resolveCaptured!: (available: boolean) => void;
+  /** Whether the rollback point could be captured; resolves before the executor starts. */
+  readonly rollbackAvailable: Promise<boolean>;
+
+  constructor(
+    private readonly ctx: ManagerContext,
+    readonly run: RunRecord,
+  ) {
+    this.runId = run.runId;
+    this.threadId = run.threadId;
+    this.output = new RunOutput(run.runId, ctx.bridge, ctx.store, ctx.journalBatchSize, ctx.log);
+    this.heartbeat = new LeaseHeartbeat(
+      ctx,
+      run,
+      () => this.loseLease(),
+      () => void this.output.flushJournal().catch((error) => ctx.log(`run ${run.runId}: journal flush failed`, error)),
+    );
+    this.rollbackAvailable = new Promise((resolve) => (this.resolveCaptured = resolve));
+    this.finished = this.execute();
+  }
+
+  /** Cancel this run: abort the executor; with `rollback`, restore the pre-run state before finalizing. */
+  requestCancel(cause: CancelCause, rollback: boolean): void {
+    if (this.settled) return;
+    if (this.cancelRequest) {
+      // A rollback asked after an interrupt still undoes the run (it has not finalized yet).
+      this.cancelRequest.rollback ||= rollback;
+      return;
+    }
+    this.cancelRequest = { cause, rollback };
+    this.controller.abort(new KeelError("KEEL_ERR_RUN_CANCELLED", `run \`${this.runId}\` was cancelled (${cause})`));
+  }
+
+  /** The reaper took this run (its lease expired): stop without writing anything terminal. */
+  loseLease(): void {
+    this.output.silence();
+    this.settled = true;
+    if (!this.controller.signal.aborted) this.controller.abort(new KeelError("KEEL_ERR_RUN_CANCELLED", `run \`${this.runId}\` lost its lease`));
+  }
+
+  private async execute(): Promise<void> {
+    let unsubscribe: (() => Promise<void>) | undefined;
+    try {
+      unsubscribe = await this.ctx.bridge.onControl(this.runId, (message: ControlMessage) => {
+        if (message.type === "cancel") this.requestCancel(message.action === "rollback" ? "rollback" : "request", message.action === "rollback");
+      });
+      this.heartbeat.start();
+      this.output.emit("metadata", { run_id: this.runId, thread_id: this.threadId, attempt: this.run.epoch });
+      await this.ctx.store.updateThread(this.threadId, { status: "busy" }, isoNow(this.ctx.clock));
+      await this.captureRollbackPoint();
+
+      let result: ExecutionResult | undefined;
+      let failure: unknown;
+      const executorStarted = !this.controller.signal.aborted;
+      if (executorStarted) {
+        try {
+          result = await this.ctx.executor.execute(this.run, this.io());
+        } catch (error) {
+          failure = error;
+        }
+      }
+      await finalizeRun(this.ctx, {
+        run: this.run,
+        output: this.output,
+        heartbeat: this.heartbeat,
+        result,
+        failure,
+        executorStarted,
+        rollbackPoint: this.rollbackPoint,
+        // Read at the last moment, then frozen: finalization decides the outcome once.
+        takeCancel: () => {
+          this.settled = true;
+          return this.heartbeat.isLost ? null : this.cancelRequest;
+        },
+      });
+    } catch (error) {
+      this.ctx.log(`run ${this.runId}: a store or bridge call failed outside the executor; the run is left to its lease (the reaper marks it failed)`, error);
+    } finally {
+      this.settled = true;
+      this.heartbeat.stop();
+      this.resolveCaptured(false);
+      await unsubscribe?.().catch((error) => this.ctx.log(`run ${this.runId}: control unsubscribe failed`, error));
+      await this.rollbackPoint?.release().catch((error) => this.ctx.log(`run ${this.runId}: releasing the rollback point failed`, error));
+    }
+  }
+
+  private async captureRollbackPoint(): Promise<void> {
+    const started = this.ctx.clock.now();
+    try {
+      this.rollbackPoint = await this.ctx.executor.captureRollbackPoint(this.threadId);
+    } catch (error) {
+      this.ctx.log(`run ${this.runId}: capturing the rollback point failed; rollback is unavailable for this run`, error);
+      this.rollbackPoint = null;
+    }
+    this.output.journal({
+      seq: 0,
+      at: isoNow(this.ctx.clock),
+      runId: this.runId,
+      agent: "lead",
+      turn: 0,
+      kind: "lifecycle",
+      name: ROLLBACK_POINT_ENTRY,
+      status: this.rollbackPoint ? "captured" : "unavailable",
+      durationMs: this.ctx.clock.now() - started,
+    });
+    // Written at once: another worker deciding on a rollback reads it from the journal.
+    await this.output.flushJournal();
+    this.resolveCaptured(this.rollbackPoint !== null);
+  }
+
+  private io(): ExecutionIO {
+    return {
+      signal: this.controller.signal,
+      emit: (event, data) => this.output.emit(event, data),
+      journal: (entry) => this.output.journal(entry),
+    };
+  }
+}

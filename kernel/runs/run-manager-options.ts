@@ -1,0 +1,85 @@
+/** RunManager options, their defaults (ARCHITECTURE §7) and their checks. */
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { KeelError } from "../errors.js";
+import { systemClock, type Clock } from "../loop/run-scope.js";
+import type { RunExecutor } from "./executor.js";
+import type { BackgroundLog } from "./run-output.js";
+import type { RunStore, StreamBridge } from "./types.js";
+
+export interface RunManagerOptions {
+  store: RunStore;
+  bridge: StreamBridge;
+  executor: RunExecutor;
+  /** This worker's identity in leases. Default: `<hostname>:<pid>:<random>`, unique per manager. */
+  workerId?: string;
+  /** How long a lease lasts without a heartbeat. Default 30 s. */
+  leaseTtlMs?: number;
+  /** How often a running run renews its lease (and flushes its journal). Default 10 s; must be below `leaseTtlMs`. */
+  heartbeatMs?: number;
+  /** How often the reaper looks for expired leases. Default 5 s. */
+  reaperMs?: number;
+  /** How long `shutdown()` lets running runs finish before interrupting them. Default 10 s. */
+  shutdownGraceMs?: number;
+  /** The server maximum for a run's turn budget (requests are clamped to it). Default 500. */
+  maxTurns?: number;
+  /** Pending + running runs one user may have across threads. Default 8. */
+  maxActiveRunsPerUser?: number;
+  /** Journal entries buffered before a write to the store. Default 64. */
+  journalBatchSize?: number;
+  /** Time for leases, records and journal entries. Default: the system clock. */
+  clock?: Clock;
+  /** Run ids. Default: random UUIDs. */
+  newRunId?: () => string;
+  /** Where background failures (a publish, a heartbeat, a flush) are reported. Default: a process warning. */
+  log?: BackgroundLog;
+}
+
+export interface ResolvedOptions {
+  workerId: string;
+  leaseTtlMs: number;
+  heartbeatMs: number;
+  reaperMs: number;
+  shutdownGraceMs: number;
+  maxTurns: number;
+  maxActiveRunsPerUser: number;
+  journalBatchSize: number;
+  clock: Clock;
+  newRunId: () => string;
+  log: BackgroundLog;
+}
+
+const warn: BackgroundLog = (message, error) => {
+  const why = error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`;
+  process.emitWarning(`${message}${why}`, "KeelRunManager");
+};
+
+export function resolveOptions(options: RunManagerOptions): ResolvedOptions {
+  const resolved: ResolvedOptions = {
+    workerId: options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    leaseTtlMs: options.leaseTtlMs ?? 30_000,
+    heartbeatMs: options.heartbeatMs ?? 10_000,
+    reaperMs: options.reaperMs ?? 5_000,
+    shutdownGraceMs: options.shutdownGraceMs ?? 10_000,
+    maxTurns: options.maxTurns ?? 500,
+    maxActiveRunsPerUser: options.maxActiveRunsPerUser ?? 8,
+    journalBatchSize: options.journalBatchSize ?? 64,
+    clock: options.clock ?? systemClock,
+    newRunId: options.newRunId ?? randomUUID,
+    log: options.log ?? warn,
+  };
+  for (const key of ["leaseTtlMs", "heartbeatMs", "reaperMs", "maxTurns", "maxActiveRunsPerUser", "journalBatchSize"] as const) {
+    const value = resolved[key];
+    if (!Number.isFinite(value) || value <= 0) throw invalid(key, `must be a positive number, got \`${value}\``);
+  }
+  if (!Number.isFinite(resolved.shutdownGraceMs) || resolved.shutdownGraceMs < 0) throw invalid("shutdownGraceMs", `must be ≥ 0, got \`${resolved.shutdownGraceMs}\``);
+  if (resolved.heartbeatMs >= resolved.leaseTtlMs) {
+    throw invalid("heartbeatMs", `(${resolved.heartbeatMs}) must be below \`leaseTtlMs\` (${resolved.leaseTtlMs}), or every lease expires between two heartbeats`);
+  }
+  if (resolved.workerId.length === 0) throw invalid("workerId", "must not be empty");
+  return resolved;
+}
+
+function invalid(key: string, why: string): KeelError {
+  return new KeelError("KEEL_ERR_CONFIG_INVALID", `RunManager option \`${key}\` ${why}`, { pointer: `/${key}` });
+}

@@ -1,0 +1,317 @@
+/**
+ * The RunManager (ARCHITECTURE §7) turns an invocation into an owned, bounded,
+ * observable, recoverable run: admission with multitask strategies, worker leases with
+ * heartbeats and CAS terminal writes, a reaper for dead workers, cancellation across
+ * workers, graceful shutdown, and `end` as the commit marker of every run's stream.
+ * It sits on the RunStore and StreamBridge ports; a RunExecutor runs the agent.
+ * See kernel/runs/README.md for the full contract.
+ */
+import { KeelError } from "../errors.js";
+import { assertUnderRunLimit, newRunRecord, ownedThread } from "./admission.js";
+import { RunCancellation, type CancelAction } from "./cancellation.js";
+import { joinRun } from "./join-run.js";
+import { LeaseReaper } from "./lease-reaper.js";
+import { endNeverStartedStream, isTerminal, isoNow, type ManagerContext } from "./manager-context.js";
+import { cancelledOutcome } from "./outcomes.js";
+import { sanitizeRunRequest } from "./request-hygiene.js";
+import { RunExecution } from "./run-execution.js";
+import { resolveOptions, type ResolvedOptions, type RunManagerOptions } from "./run-manager-options.js";
+import type { JournalEntry, MultitaskStrategy, RunRecord, RunRecordStatus, RunRequest, StreamEvent, SubscribeOptions } from "./types.js";
+
+export type { RunManagerOptions } from "./run-manager-options.js";
+
+/** How long shutdown waits for interrupted runs to stop before leaving them to the reaper. */
+const ABANDON_AFTER_MS = 5_000;
+export type { CancelAction } from "./cancellation.js";
+
+export interface CreateRunOptions {
+  /** The authenticated user: the thread must be theirs. */
+  user: string;
+  /** What to do when the thread already has an active run. Default `reject`. */
+  strategy?: MultitaskStrategy;
+}
+
+export interface WaitRunOptions extends CreateRunOptions {
+  /** Aborting stops the wait (KEEL_ERR_RUN_JOIN_ABORTED), not the run. */
+  signal?: AbortSignal;
+}
+
+export interface CancelRunOptions {
+  /** `interrupt` keeps the run's progress; `rollback` undoes it. Default `interrupt`. */
+  action?: CancelAction;
+  /** Resolve only after the run's `end`, with its final record. Default false. */
+  wait?: boolean;
+  /** When given, the thread must belong to this user. */
+  user?: string;
+  /** Aborts a `wait` (not the cancel). */
+  signal?: AbortSignal;
+}
+
+/** Ownership scope of a read: when `user` is given, the thread must be theirs (else 404). */
+export interface ThreadScope {
+  user?: string;
+}
+
+export interface ListRunsOptions extends ThreadScope {
+  limit?: number;
+  offset?: number;
+  status?: RunRecordStatus;
+}
+
+/**
+ * @example
+ * const manager = new RunManager({ store, bridge, executor: createRuntimeExecutor({ runtime, checkpointer }) });
+ * manager.start();
+ * const run = await manager.createOrReject("thread-1", { assistantId: "lead", input: "Hello" }, { user: "alice" });
+ * const done = await manager.join(run.runId); // after `end`: done.outcome is the status@2
+ * await manager.shutdown();
+ */
+export class RunManager {
+  readonly workerId: string;
+  private readonly options: ResolvedOptions;
+  private readonly ctx: ManagerContext;
+  private readonly executions = new Map<string, RunExecution>();
+  private readonly starting = new Set<Promise<unknown>>();
+  private readonly cancellation: RunCancellation;
+  private readonly reaper: LeaseReaper;
+  private shuttingDown = false;
+  private shutdownDone: Promise<void> | null = null;
+
+  constructor(options: RunManagerOptions) {
+    this.options = resolveOptions(options);
+    this.workerId = this.options.workerId;
+    this.ctx = {
+      store: options.store,
+      bridge: options.bridge,
+      executor: options.executor,
+      workerId: this.workerId,
+      leaseTtlMs: this.options.leaseTtlMs,
+      heartbeatMs: this.options.heartbeatMs,
+      journalBatchSize: this.options.journalBatchSize,
+      clock: this.options.clock,
+      log: this.options.log,
+    };
+    this.cancellation = new RunCancellation(this.ctx, this.executions);
+    this.reaper = new LeaseReaper(this.ctx, {
+      loseLocalLease: (runId) => this.executions.get(runId)?.loseLease(),
+      afterReap: async (run) => void (await this.startNext(run.threadId)),
+    });
+  }
+
+  /** Start the lease reaper (idempotent). Runs are admitted and executed with or without it. */
+  start(): void {
+    if (!this.shuttingDown) this.reaper.start(this.options.reaperMs);
+  }
+
+  get isShuttingDown(): boolean {
+    return this.shuttingDown;
+  }
+
+  /**
+   * Stop admitting (KEEL_ERR_RUN_SHUTTING_DOWN), let this worker's running runs finish for
+   * up to `shutdownGraceMs`, then interrupt the rest (outcome `cancelled`, status
+   * `interrupted`, events flushed, `end` sent), and stop the reaper. Pending runs stay
+   * pending for another worker (or the next admission on their thread). Idempotent.
+   */
+  shutdown(): Promise<void> {
+    this.shutdownDone ??= this.drain();
+    return this.shutdownDone;
+  }
+
+  /**
+   * Admit a run on `threadId` (the URL's thread) for `user`, then start the thread's next
+   * pending run on this worker if none is running. The request is cleaned first
+   * (request-hygiene.ts). The returned record is persisted (status `pending`, or
+   * `running` when this call started it); the run executes asynchronously.
+   *
+   * Strategies when the thread has active runs: `reject` → KEEL_ERR_RUN_CONFLICT;
+   * `interrupt` → they are cancelled keeping their progress; `rollback` → they are
+   * cancelled and their pre-run state restored (KEEL_ERR_RUN_ROLLBACK_UNAVAILABLE, before
+   * anything changes, when one cannot be undone); `enqueue` → the run waits its turn.
+   * Also KEEL_ERR_THREAD_NOT_FOUND, KEEL_ERR_RUN_LIMIT, KEEL_ERR_RUN_SHUTTING_DOWN.
+   */
+  async createOrReject(threadId: string, request: RunRequest, options: CreateRunOptions): Promise<RunRecord> {
+    this.assertAdmitting();
+    const strategy = options.strategy ?? "reject";
+    await ownedThread(this.ctx.store, threadId, options.user);
+    const clean = sanitizeRunRequest(request, { maxTurns: this.options.maxTurns });
+    const replaces = strategy === "interrupt" || strategy === "rollback";
+    const before = replaces ? await this.ctx.store.activeRuns(threadId) : [];
+    await assertUnderRunLimit(this.ctx.store, options.user, this.options.maxActiveRunsPerUser, before.length);
+    if (strategy === "rollback") await this.cancellation.assertRollbackPossible(before);
+    this.assertAdmitting();
+
+    const record = newRunRecord({ runId: this.options.newRunId(), threadId, user: options.user, request: clean, strategy, clock: this.ctx.clock });
+    const admission = await this.ctx.store.admitRun(record);
+    if (!admission.ok) {
+      // Only pending runs block: a queue left behind (e.g. by a shutdown) gets started.
+      if (admission.active.status === "pending") void this.startNext(threadId);
+      throw new KeelError(
+        "KEEL_ERR_RUN_CONFLICT",
+        `thread \`${threadId}\` already has an active run (\`${admission.active.runId}\`, ${admission.active.status}); wait for it, cancel it, or use the strategy interrupt, rollback or enqueue`,
+      );
+    }
+    if (replaces) await this.replaceActiveRuns(admission.run, admission.active, before, strategy);
+    const started = await this.startNext(threadId);
+    return started?.runId === record.runId ? started : admission.run;
+  }
+
+  /** `createOrReject`, then `join`: resolves with the finished record only after its `end`. */
+  async wait(threadId: string, request: RunRequest, options: WaitRunOptions): Promise<RunRecord> {
+    const run = await this.createOrReject(threadId, request, options);
+    return this.join(run.runId, options.signal);
+  }
+
+  /**
+   * Resolve with the run's terminal record once its stream shows `end` (the commit
+   * marker). If `signal` aborts first, reject with KEEL_ERR_RUN_JOIN_ABORTED: a caller
+   * that goes away never receives an unfinished run as a result.
+   */
+  join(runId: string, signal?: AbortSignal): Promise<RunRecord> {
+    return joinRun(this.ctx, runId, signal);
+  }
+
+  /** The run's events (replay after `lastEventId`, then live until `end`): the bridge subscription. */
+  stream(runId: string, options: SubscribeOptions = {}): AsyncIterable<StreamEvent> {
+    return this.ctx.bridge.subscribe(runId, options);
+  }
+
+  /**
+   * Cancel a run of `threadId`: a pending run is cancelled in the store; a running one is
+   * aborted here or, when another worker owns it, through a control message. A finished
+   * run is returned as is. With `wait`, resolves after the run's `end`.
+   * KEEL_ERR_RUN_ROLLBACK_UNAVAILABLE for a rollback of a run that cannot be undone.
+   */
+  async cancel(threadId: string, runId: string, options: CancelRunOptions = {}): Promise<RunRecord> {
+    const action = options.action ?? "interrupt";
+    const run = await this.getRun(threadId, runId, options);
+    if (isTerminal(run.status)) return run;
+    if (action === "rollback") await this.cancellation.assertRollbackPossible([run]);
+    await this.cancellation.cancel(run, action, action === "rollback" ? "rollback" : "request");
+    if (options.wait) return this.join(runId, options.signal);
+    return this.getRun(threadId, runId, options);
+  }
+
+  /** KEEL_ERR_RUN_NOT_FOUND when the run does not exist or is not a run of `threadId` (of `user`). */
+  async getRun(threadId: string, runId: string, scope: ThreadScope = {}): Promise<RunRecord> {
+    if (scope.user !== undefined) await this.scopedThread(threadId, scope.user);
+    const run = await this.ctx.store.getRun(runId);
+    if (!run || run.threadId !== threadId) throw new KeelError("KEEL_ERR_RUN_NOT_FOUND", `run \`${runId}\` does not exist on thread \`${threadId}\``);
+    return run;
+  }
+
+  /** Runs of the thread, newest first (default 10 from offset 0). */
+  async listRuns(threadId: string, options: ListRunsOptions = {}): Promise<RunRecord[]> {
+    if (options.user !== undefined) await ownedThread(this.ctx.store, threadId, options.user);
+    return this.ctx.store.listRuns(threadId, { limit: options.limit ?? 10, offset: options.offset ?? 0, ...(options.status ? { status: options.status } : {}) });
+  }
+
+  /** The thread's persisted channel values, from the executor (the state route). */
+  async getThreadState(threadId: string, scope: ThreadScope = {}): Promise<Record<string, unknown>> {
+    if (scope.user !== undefined) await ownedThread(this.ctx.store, threadId, scope.user);
+    return this.ctx.executor.getThreadState(threadId);
+  }
+
+  /** The run's saved run-report@1, or null before its finalization. */
+  async getReport(threadId: string, runId: string, scope: ThreadScope = {}): Promise<unknown | null> {
+    await this.getRun(threadId, runId, scope);
+    return this.ctx.store.getReport(runId);
+  }
+
+  /** The run's journal entries flushed so far. */
+  async readJournal(threadId: string, runId: string, scope: ThreadScope = {}): Promise<JournalEntry[]> {
+    await this.getRun(threadId, runId, scope);
+    return this.ctx.store.readJournal(runId);
+  }
+
+  /** One reaper sweep now (the reaper timer does this every `reaperMs`); resolves with the runs it reaped. */
+  reapExpired(): Promise<RunRecord[]> {
+    return this.reaper.reapOnce();
+  }
+
+  private assertAdmitting(): void {
+    if (this.shuttingDown) throw new KeelError("KEEL_ERR_RUN_SHUTTING_DOWN", `worker \`${this.workerId}\` is shutting down and admits no new runs`);
+  }
+
+  /** A missing run and another user's run look the same: 404 either way. */
+  private async scopedThread(threadId: string, user: string): Promise<void> {
+    try {
+      await ownedThread(this.ctx.store, threadId, user);
+    } catch (error) {
+      if (error instanceof KeelError && error.code === "KEEL_ERR_THREAD_NOT_FOUND") throw new KeelError("KEEL_ERR_RUN_NOT_FOUND", error.message, { cause: error });
+      throw error;
+    }
+  }
+
+  /**
+   * Interrupt/rollback: cancel the runs that were active at admission. Runs that became
+   * active after the pre-admission rollback check are checked now; if one of them cannot
+   * be undone, the new run is withdrawn (cancelled before it started) and the error thrown.
+   */
+  private async replaceActiveRuns(admitted: RunRecord, active: RunRecord[], checked: RunRecord[], strategy: "interrupt" | "rollback"): Promise<void> {
+    const others = active.filter((r) => r.runId !== admitted.runId);
+    if (strategy === "rollback") {
+      const unchecked = others.filter((r) => !checked.some((c) => c.runId === r.runId && c.status === r.status));
+      try {
+        await this.cancellation.assertRollbackPossible(unchecked);
+      } catch (error) {
+        const outcome = cancelledOutcome("request", undefined, "withdrawn at admission: an active run could not be rolled back");
+        if (await this.ctx.store.cancelPending(admitted.runId, outcome, isoNow(this.ctx.clock))) await endNeverStartedStream(this.ctx, admitted);
+        throw error;
+      }
+    }
+    for (const run of others) await this.cancellation.cancel(run, strategy, strategy);
+  }
+
+  /** Claim the thread's oldest pending run for this worker and start it; null when none could be claimed. */
+  private startNext(threadId: string): Promise<RunRecord | null> {
+    if (this.shuttingDown) return Promise.resolve(null);
+    const claiming = (async () => {
+      const run = await this.ctx.store.claimNext(threadId, this.workerId, this.options.leaseTtlMs, this.ctx.clock.now());
+      if (run) this.launch(run);
+      return run;
+    })().catch((error) => {
+      this.ctx.log(`thread ${threadId}: claiming the next run failed`, error);
+      return null;
+    });
+    this.starting.add(claiming);
+    void claiming.finally(() => this.starting.delete(claiming));
+    return claiming;
+  }
+
+  private launch(run: RunRecord): void {
+    const execution = new RunExecution(this.ctx, run);
+    this.executions.set(run.runId, execution);
+    void execution.finished.finally(() => {
+      this.executions.delete(run.runId);
+      void this.startNext(run.threadId);
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.shuttingDown = true;
+    this.reaper.stop();
+    this.cancellation.stop();
+    await Promise.allSettled([...this.starting]);
+    const running = () => [...this.executions.values()];
+    if (running().length === 0) return;
+    await this.within(Promise.all(running().map((e) => e.finished)), this.options.shutdownGraceMs);
+    for (const execution of running()) execution.requestCancel("shutdown", false);
+    // An executor that ignores its signal must not hold the process forever: after a
+    // further bound its run is left to the reaper (its lease stops being renewed once the
+    // process exits, and nothing is reported as success).
+    const stopped = await this.within(Promise.all(running().map((e) => e.finished)), Math.max(this.options.shutdownGraceMs, ABANDON_AFTER_MS));
+    if (!stopped) for (const execution of running()) this.ctx.log(`run ${execution.runId}: the executor did not stop after being interrupted; leaving the run to the reaper`);
+  }
+
+  /** Whether `promise` settled within `ms`. */
+  private async within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    try {
+      return await Promise.race([promise.then(() => true), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The RunExecutor over a kernel AgentRuntime (createAgentRuntime): the run's input goes
+ * to `runtime.run`, its events and journal entries to the manager, and at the end a
+ * run-report@1 is built from what the run recorded.
+ */
+import { tmpdir } from "node:os";
+import type { BaseCheckpointSaver } from "@langchain/langgraph";
+import type { Composition } from "../compose/types.js";
+import { RunScope, systemClock, type Clock, type JournalRecord, type ModelRequestRecord } from "../loop/run-scope.js";
+import type { AgentRuntime } from "../loop/runtime.js";
+import { buildRunReport, type RunReport } from "../report/run-report.js";
+import { captureCheckpointRollback, type StagedRollback } from "./checkpoint-rollback.js";
+import type { RollbackPoint, RunExecutor } from "./executor.js";
+import type { RunRecord } from "./types.js";
+import { toRuntimeInput } from "./runtime-input.js";
+import { captureWorkspaceRollback } from "./workspace-rollback.js";
+
+export interface RuntimeExecutorOptions {
+  runtime: AgentRuntime;
+  /**
+   * The checkpointer the runtime was created with (`createAgentRuntime(…, { checkpointer })`).
+   * Without it no rollback point can be captured: rollback is unavailable for every run.
+   */
+  checkpointer?: BaseCheckpointSaver;
+  /** The thread's workspace directory: snapshotted for rollback (a run's files are undone with its checkpoint). */
+  workspaceDir?: (threadId: string) => string;
+  /** The report's `workspace.files` (e.g. plugins/workspace's `snapshotWorkspace`). Default: none listed. */
+  workspaceFiles?: (dir: string) => Record<string, { bytes: number; sha256: string }>;
+  /** The subagent stack's composition, for the report's `composition.subagent`. */
+  subagentComposition?: Composition;
+  /** Turn budget of runs that ask for none (default: the runtime's own). Keep it within the manager's `maxTurns`. */
+  maxTurns?: number;
+  /**
+   * Adjust a run's report before it is saved, e.g. add delegated children's receipts and
+   * usage (tools' `withChildren`). Default: the report as built.
+   */
+  finishReport?: (report: RunReport, context: { run: RunRecord; journal: readonly JournalRecord[] }) => RunReport;
+  /** Where workspace snapshots are kept while their run is active. Default: the OS temp directory. */
+  scratchDir?: string;
+  clock?: Clock;
+}
+
+/**
+ * @example
+ * const checkpointer = new MemorySaver();
+ * const runtime = createAgentRuntime(composition, { model, checkpointer });
+ * const executor = createRuntimeExecutor({ runtime, checkpointer, workspaceDir: (t) => workspaceDir(config, t) });
+ */
+export function createRuntimeExecutor(options: RuntimeExecutorOptions): RunExecutor {
+  const { runtime } = options;
+  const clock = options.clock ?? systemClock;
+  return {
+    async execute(run, io) {
+      const input = toRuntimeInput(run.request.input);
+      const journal: JournalRecord[] = [];
+      const modelRequests: ModelRequestRecord[] = [];
+      // Our own scope, so the runtime does not emit `metadata`: the manager already did.
+      const scope = new RunScope(run.runId, run.threadId, clock, {
+        event: (e) => io.emit(e.event, e.data),
+        journal: (entry) => {
+          journal.push(entry);
+          io.journal(entry);
+        },
+        modelRequest: (record) => modelRequests.push(record),
+      });
+      const maxTurns = run.request.maxTurns ?? options.maxTurns;
+      const result = await runtime.run({ threadId: run.threadId, runId: run.runId, input, signal: io.signal, scope, ...(maxTurns !== undefined ? { maxTurns } : {}) });
+      const built = buildRunReport({
+        scenario: run.assistantId,
+        threadId: run.threadId,
+        runId: run.runId,
+        result,
+        // The manager fills in the events as published on the stream.
+        events: [],
+        journal,
+        modelRequests,
+        workspaceFiles: options.workspaceDir && options.workspaceFiles ? options.workspaceFiles(options.workspaceDir(run.threadId)) : {},
+        compositions: { lead: runtime.composition, ...(options.subagentComposition ? { subagent: options.subagentComposition } : {}) },
+      });
+      const report = options.finishReport ? options.finishReport(built, { run, journal }) : built;
+      return { outcome: result.outcome, values: result.values, report };
+    },
+
+    async captureRollbackPoint(threadId) {
+      if (!options.checkpointer) return null;
+      const parts: StagedRollback[] = [];
+      try {
+        const checkpoint = await captureCheckpointRollback(options.checkpointer, threadId);
+        if (!checkpoint) return null;
+        parts.push(checkpoint);
+        if (options.workspaceDir) {
+          const workspace = await captureWorkspaceRollback(options.workspaceDir(threadId), options.scratchDir ?? tmpdir());
+          if (!workspace) throw new Error("the workspace could not be copied");
+          parts.push(workspace);
+        }
+      } catch {
+        await Promise.all(parts.map((p) => p.release()));
+        return null;
+      }
+      return allOrNothing(parts);
+    },
+
+    getThreadState: (threadId) => runtime.getState(threadId),
+  };
+}
+
+/**
+ * Every part is staged before any is committed, so a part that cannot be prepared
+ * leaves everything as it was. The checkpoint is the first part and commits with one
+ * write; the workspace swap (two renames) commits after it.
+ */
+function allOrNothing(parts: StagedRollback[]): RollbackPoint {
+  return {
+    async restore() {
+      const prepared: Array<Awaited<ReturnType<StagedRollback["prepare"]>>> = [];
+      try {
+        for (const part of parts) prepared.push(await part.prepare());
+      } catch (error) {
+        await Promise.all(prepared.map((p) => p.abort()));
+        throw error;
+      }
+      for (const p of prepared) await p.commit();
+    },
+    release: async () => void (await Promise.all(parts.map((p) => p.release()))),
+  };
+}
