@@ -1,5 +1,10 @@
 import { definePlugin } from "../../kernel/plugin/define-plugin.js";
+import type { AcceptancePort } from "../../kernel/ports/agents.js";
+import { normalizeCriteria } from "./criteria.js";
 import { acceptanceManifest } from "./manifest.js";
+import { readAcceptanceOptions } from "./options.js";
+import { renderChecklist, renderLedgerSummary } from "./render.js";
+import { evaluateRunAcceptance } from "./run-evidence.js";
 
 /**
  * Deterministic acceptance checks. The plugin has no hooks: its functions turn a run's
@@ -10,7 +15,19 @@ import { acceptanceManifest } from "./manifest.js";
  * @example
  * { "plugins": ["workspace", "acceptance"], "config": { "acceptance": { "evidenceWindow": 10 } } }
  */
-export const acceptancePlugin = definePlugin({ manifest: acceptanceManifest, hooks: {} });
+export const acceptancePlugin = definePlugin({
+  manifest: acceptanceManifest,
+  hooks: {},
+  services: {
+    /** The `acceptance` port (AcceptancePort), with this plugin's options. */
+    acceptance: (config): AcceptancePort => ({
+      normalize: (raw) => normalizeCriteria(raw, { maxCriteria: readAcceptanceOptions(config).maxCriteria }),
+      evaluate: async (criteria, values, ctx) => (await evaluateRunAcceptance(criteria, values, { threadId: ctx.threadId, port: ctx.port, config })).verdict,
+      renderChecklist: (verdict) => renderChecklist(verdict),
+      renderLedgerSummary: (verdict) => renderLedgerSummary(verdict),
+    }),
+  },
+});
 
 export default acceptancePlugin;
 

@@ -22,6 +22,8 @@ export const acceptanceManifest: Manifest = {
   description:
     "Deterministic acceptance checks over execution evidence (workspace files, recorded bash runs): acceptance-verdict@1 for a task's acceptance criteria. Functions, no hooks; the subagents plugin runs them on finished children.",
   requires: ["workspace"],
+  // The checks, for the subagents plugin to run on finished children (kernel/ports/agents.ts).
+  provides: ["acceptance"],
   contracts: { produces: ["acceptance-verdict@1"] },
   hooks: {},
   config: acceptanceConfigSchema as unknown as Record<string, unknown>,

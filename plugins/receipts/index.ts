@@ -1,11 +1,13 @@
 import type { ToolMessage } from "@langchain/core/messages";
-import { setKeelMeta } from "../../kernel/loop/message-meta.js";
+import { keelMeta, setKeelMeta } from "../../kernel/loop/message-meta.js";
+import type { ReceiptsPort } from "../../kernel/ports/agents.js";
+import { checkCitations, renderCitationSummary } from "./citations.js";
 import { definePlugin } from "../../kernel/plugin/define-plugin.js";
 import type { HookContext, Hooks, ToolRequest } from "../../kernel/plugin/types.js";
 import { hasDelegated, insertAfterLeadingSystem, ledgerMessage, renderReceiptLedger } from "./ledger.js";
 import { LEDGER_CHARS, receiptsManifest } from "./manifest.js";
 import { allReceipts, runReceipts, runStart, type ReceiptRun } from "./run-receipts.js";
-import { buildReceipt, isValidReceipt, receiptId } from "./stamp.js";
+import { buildReceipt, isValidReceipt, receiptId, type Receipt } from "./stamp.js";
 
 interface ReceiptsOptions {
   enabled: boolean;
@@ -78,7 +80,22 @@ const hooks: Hooks = {
  * @example
  * { "plugins": ["workspace", { "name": "receipts", "config": { "render": "delegation_only" } }] }
  */
-export const receiptsPlugin = definePlugin({ manifest: receiptsManifest, hooks });
+export const receiptsPlugin = definePlugin({
+  manifest: receiptsManifest,
+  hooks,
+  services: {
+    /** The `receipts` port (ReceiptsPort): a finished run's report checked against the receipts it was shown. */
+    receipts: (): ReceiptsPort => ({
+      shownReceipts(values, message) {
+        const receipts = runReceipts(values);
+        const ids = message ? keelMeta(message).receiptIds : undefined;
+        return Array.isArray(ids) ? receipts.filter((r) => ids.includes(r.id)) : receipts;
+      },
+      checkCitations: (text, ledger) => checkCitations(text, ledger as Receipt[]),
+      renderCitationSummary: (verdict) => renderCitationSummary(verdict),
+    }),
+  },
+});
 
 export default receiptsPlugin;
 

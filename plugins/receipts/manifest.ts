@@ -68,6 +68,8 @@ export const receiptsManifest: Manifest = {
     },
   },
   contracts: { produces: ["receipt@1", "receipt-verdict@1"] },
+  // The citation check of a finished child's report, for the subagents plugin (kernel/ports/agents.ts).
+  provides: ["receipts"],
   hooks: {
     beforeAgent: { observes: ["receipts"], mutates: ["receiptRun"] },
     wrapToolCall: { observes: ["tool.request", "tool.response", "receiptRun"], mutates: ["receipts"] },

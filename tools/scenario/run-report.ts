@@ -1,77 +1,37 @@
-import type { RunReportV1 } from "../../contracts/run-report/v1.js";
-import type { Composition } from "../../kernel/compose/types.js";
-import type { RunResult } from "../../kernel/loop/runtime.js";
-import type { JournalRecord, ModelRequestRecord, StreamEventRecord } from "../../kernel/loop/run-scope.js";
+import type { JournalRecord } from "../../kernel/loop/run-scope.js";
 import type { TokenUsage } from "../../kernel/loop/normalize.js";
-import { toReportMessage } from "../../kernel/report/report-message.js";
+import type { ChildAgentResult } from "../../kernel/ports/agents.js";
+import type { RunReport } from "../../kernel/report/run-report.js";
 
-export type RunReport = RunReportV1;
+// The report builder lives in the kernel (the run service builds reports too); re-exported here so existing imports keep working.
+export { buildRunReport, turnsByAgent, type RunReport, type RunReportInput } from "../../kernel/report/run-report.js";
 
-export interface RunReportInput {
-  scenario: string;
-  threadId: string;
-  runId: string;
-  result: RunResult;
-  events: StreamEventRecord[];
-  journal: JournalRecord[];
-  modelRequests: ModelRequestRecord[];
-  workspaceFiles: Record<string, { bytes: number; sha256: string }>;
-  compositions: { lead: Composition; subagent?: Composition };
-}
-
-/** Model calls per agent path: distinct turns in the journal (retries of one turn count once). */
-export function turnsByAgent(journal: readonly JournalRecord[]): Record<string, number> & { total: number } {
-  const seen = new Map<string, Set<number>>();
+/**
+ * Add delegated children to a lead's report: `receipts` per child agent path (from each
+ * child's final values) and `usage.byAgent` per child path (its answered model calls in the
+ * shared journal, so a child cut short still counts), with the totals recomputed.
+ */
+export function withChildren(report: RunReport, journal: readonly JournalRecord[], children: ReadonlyMap<string, ChildAgentResult>): RunReport {
+  const receipts = { ...report.receipts };
+  const byAgent: Record<string, TokenUsage> = { ...report.usage.byAgent };
+  for (const [path, child] of children) {
+    receipts[path] = ((child.values.receipts as Record<string, unknown>[] | undefined) ?? []).map((r) => ({ ...r }));
+    byAgent[path] = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  }
   for (const entry of journal) {
-    if (entry.kind !== "model_call") continue;
-    let turns = seen.get(entry.agent);
-    if (!turns) seen.set(entry.agent, (turns = new Set()));
-    turns.add(entry.turn);
+    if (entry.kind !== "model_call" || !entry.usage || !children.has(entry.agent)) continue;
+    const sum = byAgent[entry.agent]!;
+    byAgent[entry.agent] = {
+      inputTokens: sum.inputTokens + entry.usage.inputTokens,
+      outputTokens: sum.outputTokens + entry.usage.outputTokens,
+      totalTokens: sum.totalTokens + entry.usage.totalTokens,
+    };
   }
-  const out: Record<string, number> = {};
-  let total = 0;
-  for (const [agent, turns] of seen) {
-    out[agent] = turns.size;
-    total += turns.size;
-  }
-  return { ...out, total };
-}
-
-function usageReport(byAgent: Record<string, TokenUsage>) {
-  const totals = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-  for (const usage of Object.values(byAgent)) {
-    totals.inputTokens += usage.inputTokens;
-    totals.outputTokens += usage.outputTokens;
-    totals.totalTokens += usage.totalTokens;
-  }
-  return { ...totals, byAgent };
-}
-
-/** Assemble run-report@1 (INTERFACES.md field table) from the run's result, journal and events. */
-export function buildRunReport(input: RunReportInput): RunReport {
-  const { result } = input;
-  const values = result.values;
-  const receipts = (values.receipts as Record<string, unknown>[] | undefined) ?? [];
-  return {
-    contract: "run-report",
-    version: 1,
-    scenario: input.scenario,
-    threadId: input.threadId,
-    runId: input.runId,
-    outcome: result.outcome as RunReport["outcome"],
-    turns: turnsByAgent(input.journal) as RunReport["turns"],
-    usage: usageReport((values.usage as Record<string, TokenUsage> | undefined) ?? {}),
-    delegations: ((values.delegations as Record<string, unknown>[] | undefined) ?? []).map((d) => ({ ...d })),
-    receipts: { lead: receipts.map((r) => ({ ...r })) },
-    modelRequests: input.modelRequests.map((r) => ({ agent: r.agent, turn: r.turn, messages: r.messages.map(toReportMessage), tools: r.tools })),
-    messages: result.messages.map(toReportMessage),
-    events: input.events.map((e) => ({ id: e.id, runId: e.runId, event: e.event, data: e.data })) as RunReport["events"],
-    workspace: { files: input.workspaceFiles },
-    composition: {
-      lead: [...input.compositions.lead.order],
-      ...(input.compositions.subagent ? { subagent: [...input.compositions.subagent.order] } : {}),
-    },
-  };
+  const totals = Object.values(byAgent).reduce(
+    (t, u) => ({ inputTokens: t.inputTokens + u.inputTokens, outputTokens: t.outputTokens + u.outputTokens, totalTokens: t.totalTokens + u.totalTokens }),
+    { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+  );
+  return { ...report, receipts, usage: { ...totals, byAgent } };
 }
 
 /** The text summary `keel run` prints without `--json`. */

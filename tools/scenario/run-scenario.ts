@@ -10,10 +10,12 @@ import type { Plugin } from "../../kernel/plugin/types.js";
 import { sha256Hex } from "../../kernel/hashing.js";
 import { RunScope, steppingClock, type JournalRecord, type ModelRequestRecord, type StreamEventRecord } from "../../kernel/loop/run-scope.js";
 import { createAgentRuntime } from "../../kernel/loop/runtime.js";
+import { createChildRunner } from "../../kernel/loop/children.js";
+import type { ChildAgentResult } from "../../kernel/ports/agents.js";
 import { ScriptedChatModel } from "../../kernel/testing/scripted-model.js";
 import { seedWorkspace, snapshotWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
 import { loadStack } from "../stacks/load-stack.js";
-import { buildRunReport, type RunReport } from "./run-report.js";
+import { buildRunReport, withChildren, type RunReport } from "./run-report.js";
 
 /** Scenarios run on a fixed clock with seeded ids, so two runs give the same report apart from durations. */
 export const SCENARIO_CLOCK_START = Date.parse("2026-01-01T00:00:00.000Z");
@@ -55,10 +57,8 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
     const runnerConfig = { workspace: { root, ...(scenario.bash ? { scriptedBash: scenario.bash } : {}) } };
     const layers = configLayers(scenario, [lead.stack, sub.stack]);
     const leadComposition = compose(lead.stack, { plugins: lead.plugins, config: [...layers.forStack(lead.stack), onlyPresent(runnerConfig, lead.stack)] });
-    const subComposition = compose(sub.stack, {
-      plugins: sub.plugins,
-      config: [...layers.forStack(sub.stack), ...layers.forChildren(sub.stack), onlyPresent(runnerConfig, sub.stack)],
-    });
+    const subLayers = [...layers.forStack(sub.stack), ...layers.forChildren(sub.stack), onlyPresent(runnerConfig, sub.stack)];
+    const subComposition = compose(sub.stack, { plugins: sub.plugins, config: subLayers });
 
     if (leadComposition.plugins.has("workspace")) seedWorkspace(workspaceDir({ root }, threadId), scenario.workspace?.files ?? {});
 
@@ -71,14 +71,23 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
       modelRequest: (r) => modelRequests.push(r),
     });
     const model = new ScriptedChatModel({ script: scenario.agents.lead, agentPath: "lead", agentType: "lead", faults: scenario.faults ?? [] });
-    const runtime = createAgentRuntime(leadComposition, { model, maxTurns: scenario.maxTurns ?? 150 });
+    // Children: the subagent stack (lease allowance as the last config layer), one scripted model per instance.
+    const children = new Map<string, ChildAgentResult>();
+    const agents = createChildRunner({
+      composeChild: (extra) => (extra.length === 0 ? subComposition : compose(sub.stack, { plugins: sub.plugins, config: [...subLayers, ...extra] })),
+      modelFor: (agentPath, type) => new ScriptedChatModel({ script: scenario.agents[type] ?? { turns: [] }, agentPath, agentType: type, faults: scenario.faults ?? [] }),
+      types: Object.keys(scenario.agents).filter((name) => name !== "lead"),
+      scopeFor: () => scope,
+      onChildEnd: (agentPath, child) => children.set(agentPath, child),
+    });
+    const runtime = createAgentRuntime(leadComposition, { model, maxTurns: scenario.maxTurns ?? 150, ports: { agents } });
 
     scope.emit("metadata", { run_id: runId, thread_id: threadId, attempt: 1 });
     const result = await runtime.run({ threadId, runId, input: scenario.input, scope, ...(options.signal ? { signal: options.signal } : {}) });
     scope.emit("end", null);
 
     const dir = workspaceDir({ root }, threadId);
-    return buildRunReport({
+    const report = buildRunReport({
       scenario: scenario.name,
       threadId,
       runId,
@@ -89,6 +98,7 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
       workspaceFiles: leadComposition.plugins.has("workspace") ? snapshotWorkspace(dir) : {},
       compositions: { lead: leadComposition, subagent: subComposition },
     });
+    return withChildren(report, journal, children);
   } finally {
     if (!options.keepWorkspace) rmSync(root, { recursive: true, force: true });
   }

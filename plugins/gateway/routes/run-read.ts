@@ -1,0 +1,59 @@
+import { isEventId } from "../../../kernel/runs/stream-event-id.js";
+import { HttpError } from "../http-errors.js";
+import { runPath } from "../run-admission.js";
+import { pipeRunEvents } from "../run-events.js";
+import { clientGone, finalValues } from "../final-values.js";
+import { openSse } from "../sse.js";
+import { CancelQuery, JoinStreamQuery, RunListQuery, RunParams, ThreadParams, isTrue } from "../schemas.js";
+import { runToWire } from "../wire-records.js";
+import { ownedRun, ownedThread, type GatewayApp, type GatewayContext } from "../context.js";
+import { joinOrCancel, sendJson } from "./run-create.js";
+
+/** Reading, joining, rejoining and cancelling existing runs. */
+export function registerRunReadRoutes(app: GatewayApp, ctx: GatewayContext): void {
+  const { store, runs } = ctx.deps;
+
+  app.get("/threads/:tid/runs", { schema: { params: ThreadParams, querystring: RunListQuery } }, async (request) => {
+    const thread = await ownedThread(ctx, request.params.tid, request.user);
+    const { limit = 10, offset = 0, status } = request.query;
+    const found = await store.listRuns(thread.threadId, { limit, offset, ...(status ? { status } : {}) });
+    return found.map(runToWire);
+  });
+
+  app.get("/threads/:tid/runs/:rid", { schema: { params: RunParams } }, async (request) => {
+    return runToWire(await ownedRun(ctx, request.params.tid, request.params.rid, request.user));
+  });
+
+  app.get("/threads/:tid/runs/:rid/join", { schema: { params: RunParams, querystring: JoinStreamQuery } }, async (request, reply) => {
+    const gone = clientGone(reply.raw);
+    const run = await ownedRun(ctx, request.params.tid, request.params.rid, request.user);
+    const final = await joinOrCancel(ctx, run, gone, isTrue(request.query.cancel_on_disconnect));
+    return sendJson(reply, await finalValues(ctx, final));
+  });
+
+  app.get("/threads/:tid/runs/:rid/stream", { schema: { params: RunParams, querystring: JoinStreamQuery } }, async (request, reply) => {
+    const run = await ownedRun(ctx, request.params.tid, request.params.rid, request.user);
+    const header = request.headers["last-event-id"];
+    const lastEventId = (Array.isArray(header) ? header[0] : header)?.trim() || request.query.last_event_id || undefined;
+    if (lastEventId !== undefined && !isEventId(lastEventId)) {
+      const shown = String(lastEventId).slice(0, 64);
+      throw new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", `Last-Event-ID \`${shown}\` is not a stream event id (<ms>-<seq>)`, "/last_event_id");
+    }
+    const queryModes = request.query.stream_mode;
+    const modes = queryModes === undefined ? run.request.streamMode : Array.isArray(queryModes) ? queryModes : [queryModes];
+    const session = openSse(reply, { "content-location": runPath(run) }, ctx.heartbeatMs);
+    await pipeRunEvents(session, runs, run, {
+      ...(lastEventId ? { lastEventId } : {}),
+      ...(modes ? { modes } : {}),
+      cancelOnDisconnect: isTrue(request.query.cancel_on_disconnect),
+      log: request.log,
+    });
+  });
+
+  app.post("/threads/:tid/runs/:rid/cancel", { schema: { params: RunParams, querystring: CancelQuery } }, async (request, reply) => {
+    const run = await ownedRun(ctx, request.params.tid, request.params.rid, request.user);
+    const wait = isTrue(request.query.wait);
+    await runs.cancel(run.threadId, run.runId, { action: request.query.action ?? "interrupt", wait, ...(wait ? { signal: clientGone(reply.raw) } : {}) });
+    return reply.code(wait ? 204 : 202).send();
+  });
+}

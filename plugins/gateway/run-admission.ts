@@ -1,0 +1,58 @@
+import type { FastifyRequest } from "fastify";
+import type { RunRecord, RunRequest } from "../../kernel/runs/types.js";
+import { HttpError, notFound } from "./http-errors.js";
+import type { RunCreateBody } from "./schemas.js";
+import { ownedThread, type GatewayContext } from "./context.js";
+
+/**
+ * The body of a run-creation request in Keel's terms. Where a caller may ask for a turn
+ * limit (`context.max_turns` or `config.configurable.max_turns`), the run service
+ * clamps it to the server maximum; hygiene (`__` keys, receipt metadata) is the run
+ * service's too, so every entry point gets it.
+ */
+export function toRunRequest(body: RunCreateBody): RunRequest {
+  const streamMode = body.stream_mode == null ? undefined : Array.isArray(body.stream_mode) ? [...body.stream_mode] : [body.stream_mode];
+  const maxTurns = requestedMaxTurns(body);
+  return {
+    assistantId: body.assistant_id,
+    input: body.input ?? null,
+    ...(body.config ? { config: body.config } : {}),
+    ...(body.context ? { context: body.context } : {}),
+    ...(body.metadata ? { metadata: body.metadata } : {}),
+    ...(streamMode ? { streamMode } : {}),
+    onDisconnect: body.on_disconnect ?? "cancel",
+    ...(maxTurns !== undefined ? { maxTurns } : {}),
+  };
+}
+
+function requestedMaxTurns(body: RunCreateBody): number | undefined {
+  const configurable = body.config?.configurable as Record<string, unknown> | undefined;
+  const candidates: [unknown, string][] = [
+    [body.context?.max_turns, "/context/max_turns"],
+    [configurable?.max_turns, "/config/configurable/max_turns"],
+  ];
+  for (const [value, pointer] of candidates) {
+    if (value === undefined || value === null) continue;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+      throw new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", `invalid body at \`${pointer}\`: must be an integer >= 1`, pointer);
+    }
+    return value;
+  }
+  return undefined;
+}
+
+/**
+ * Check ownership and the assistant, then hand the run to the run service, which
+ * persists it before anyone can see it (and answers 409/429/503 as coded errors).
+ */
+export async function admitRun(ctx: GatewayContext, request: FastifyRequest, threadId: string, body: RunCreateBody): Promise<RunRecord> {
+  await ownedThread(ctx, threadId, request.user);
+  if (!ctx.stacks.includes(body.assistant_id)) throw notFound(`assistant \`${body.assistant_id}\``);
+  // Ownership (again, atomically with admission), the per-user limit, hygiene and the
+  // multitask strategy are the run service's: every entry point gets them.
+  return ctx.deps.runs.createOrReject(threadId, toRunRequest(body), { user: request.user, strategy: body.multitask_strategy ?? "reject" });
+}
+
+export function runPath(run: Pick<RunRecord, "threadId" | "runId">): string {
+  return `/threads/${encodeURIComponent(run.threadId)}/runs/${encodeURIComponent(run.runId)}`;
+}

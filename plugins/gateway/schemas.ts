@@ -1,0 +1,94 @@
+import Type, { type Static } from "typebox";
+
+/**
+ * Request schemas of the routes (INTERFACES.md, HTTP). Objects stay open: unknown fields
+ * are ignored, because `@langchain/langgraph-sdk` sends fields Keel does not use
+ * (`command`, `webhook`, `durability`, …). Fields Keel does use are checked strictly,
+ * and a mismatch is a 400 naming the JSON pointer.
+ */
+
+/** Ids are one URL path segment; the bound keeps them usable as directory and key names. */
+const Id = Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$" });
+const OpenObject = Type.Record(Type.String(), Type.Unknown());
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const STREAM_MODES = ["values", "updates", "messages", "messages-tuple", "custom", "guard", "task"] as const;
+export type StreamMode = (typeof STREAM_MODES)[number];
+const StreamModeName = Type.Enum(STREAM_MODES);
+
+export const ThreadParams = Type.Object({ tid: Id });
+export const RunParams = Type.Object({ tid: Id, rid: Id });
+export const AssistantParams = Type.Object({ aid: Type.String({ minLength: 1, maxLength: 128 }) });
+
+export const ThreadCreateBody = Nullable(
+  Type.Object({
+    thread_id: Type.Optional(Nullable(Id)),
+    metadata: Type.Optional(Nullable(OpenObject)),
+    if_exists: Type.Optional(Nullable(Type.Enum(["raise", "do_nothing"]))),
+  }),
+);
+export type ThreadCreateBody = Static<typeof ThreadCreateBody>;
+
+const Limit = Type.Integer({ minimum: 1, maximum: 1000 });
+const Offset = Type.Integer({ minimum: 0 });
+
+export const ThreadSearchBody = Nullable(
+  Type.Object({
+    metadata: Type.Optional(Nullable(OpenObject)),
+    status: Type.Optional(Nullable(Type.Enum(["idle", "busy", "interrupted", "error"]))),
+    limit: Type.Optional(Nullable(Limit)),
+    offset: Type.Optional(Nullable(Offset)),
+  }),
+);
+export type ThreadSearchBody = Static<typeof ThreadSearchBody>;
+
+export const AssistantSearchBody = Nullable(
+  Type.Object({
+    graph_id: Type.Optional(Nullable(Type.String())),
+    name: Type.Optional(Nullable(Type.String())),
+    metadata: Type.Optional(Nullable(OpenObject)),
+    limit: Type.Optional(Nullable(Limit)),
+    offset: Type.Optional(Nullable(Offset)),
+  }),
+);
+export type AssistantSearchBody = Static<typeof AssistantSearchBody>;
+
+export const RunCreateBody = Type.Object({
+  assistant_id: Type.String({ minLength: 1, maxLength: 128 }),
+  input: Type.Optional(Type.Unknown()),
+  config: Type.Optional(Nullable(OpenObject)),
+  context: Type.Optional(Nullable(OpenObject)),
+  metadata: Type.Optional(Nullable(OpenObject)),
+  stream_mode: Type.Optional(Nullable(Type.Union([StreamModeName, Type.Array(StreamModeName, { maxItems: 16 })]))),
+  multitask_strategy: Type.Optional(Nullable(Type.Enum(["reject", "interrupt", "rollback", "enqueue"]))),
+  on_disconnect: Type.Optional(Nullable(Type.Enum(["cancel", "continue"]))),
+  stream_resumable: Type.Optional(Nullable(Type.Boolean())),
+});
+export type RunCreateBody = Static<typeof RunCreateBody>;
+
+export const RunListQuery = Type.Object({
+  limit: Type.Optional(Limit),
+  offset: Type.Optional(Offset),
+  status: Type.Optional(Type.Enum(["pending", "running", "success", "error", "timeout", "interrupted"])),
+});
+export type RunListQuery = Static<typeof RunListQuery>;
+
+/** The SDK sends `wait=1|0`; `true|false` are accepted too. */
+const Flag = Type.Union([Type.Boolean(), Type.Enum(["0", "1", "true", "false"])]);
+export const CancelQuery = Type.Object({
+  wait: Type.Optional(Flag),
+  action: Type.Optional(Type.Enum(["interrupt", "rollback"])),
+});
+export type CancelQuery = Static<typeof CancelQuery>;
+
+export const JoinStreamQuery = Type.Object({
+  cancel_on_disconnect: Type.Optional(Flag),
+  stream_mode: Type.Optional(Type.Union([StreamModeName, Type.Array(StreamModeName, { maxItems: 16 })])),
+  /** What the SDK's `lastEventId` becomes when a proxy drops the header; the header wins. */
+  last_event_id: Type.Optional(Type.String({ maxLength: 64 })),
+});
+export type JoinStreamQuery = Static<typeof JoinStreamQuery>;
+
+export function isTrue(flag: boolean | string | undefined): boolean {
+  return flag === true || flag === "1" || flag === "true";
+}

@@ -1,0 +1,107 @@
+import Fastify, { type FastifyServerOptions } from "fastify";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { ApiKeys } from "./auth.js";
+import { HttpError, toHttpError } from "./http-errors.js";
+import type { GatewayDeps } from "./ports.js";
+import { HEARTBEAT_MS } from "./sse.js";
+import type { GatewayApp, GatewayContext } from "./context.js";
+import { registerAssistantRoutes } from "./routes/assistants.js";
+import { registerHomeRoute } from "./routes/home.js";
+import { registerMetaRoutes } from "./routes/meta.js";
+import { registerRunArtifactRoutes } from "./routes/run-artifacts.js";
+import { registerRunCreateRoutes } from "./routes/run-create.js";
+import { registerRunReadRoutes } from "./routes/run-read.js";
+import { registerThreadRoutes } from "./routes/threads.js";
+
+/** INTERFACES.md, HTTP: bodies over 1 MiB are refused (413). */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** Routes any client may call without a key (health checks, discovery). */
+const OPEN_ROUTES = new Set(["GET /ok", "GET /info"]);
+
+export interface GatewayOptions {
+  deps: GatewayDeps;
+  /** API keys; none: every request is the local user (bind loopback only, see `keel serve`). */
+  apiKeys?: ApiKeys;
+  /** Stack names served as assistants. */
+  stacks: readonly string[];
+  version: string;
+  /** SSE heartbeat interval (default 15 s). */
+  heartbeatMs?: number;
+  logger?: FastifyServerOptions["logger"];
+  now?: () => string;
+}
+
+/**
+ * Build the HTTP gateway (not listening yet): LangGraph Platform's thread and run routes
+ * over a Keel run service, so `@langchain/langgraph-sdk`'s `Client` works unchanged.
+ *
+ * @example
+ * const app = await createGateway({ deps: { runs, store }, stacks: ["lead"], version: "0.1.0" });
+ * await app.listen({ port: 8787, host: "127.0.0.1" });
+ */
+export async function createGateway(options: GatewayOptions): Promise<GatewayApp> {
+  const apiKeys = options.apiKeys ?? new ApiKeys();
+  const now = options.now ?? (() => new Date().toISOString());
+  const ctx: GatewayContext = {
+    deps: options.deps,
+    stacks: options.stacks,
+    version: options.version,
+    heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
+    startedAt: now(),
+    now,
+  };
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Long waits and streams are normal here; only idle keep-alive sockets time out.
+    requestTimeout: 0,
+    // `close()` comes after the run service shut down (its streams have ended): whatever
+    // connection is still open then is cut, not waited for.
+    forceCloseConnections: true,
+    ajv: { customOptions: { allErrors: false, coerceTypes: "array", removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  acceptEmptyJsonBodies(app);
+  app.decorateRequest("user", "");
+  app.addHook("onRequest", async (request) => {
+    if (OPEN_ROUTES.has(`${request.method} ${request.routeOptions.url ?? ""}`)) return;
+    request.user = apiKeys.authenticate(request.headers);
+  });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const http = toHttpError(error);
+    if (http.status >= 500) request.log.error({ err: error }, "request failed");
+    if (reply.sent || reply.raw.headersSent) return;
+    return reply.code(http.status).type("application/json; charset=utf-8").send(http.body());
+  });
+  app.setNotFoundHandler(async (request, reply) => {
+    // Unknown routes need a key too, so the route table is not probed anonymously.
+    apiKeys.authenticate(request.headers);
+    const http = new HttpError(404, "KEEL_ERR_HTTP_NOT_FOUND", `no route ${request.method} ${request.url.split("?")[0]}`);
+    return reply.code(404).send(http.body());
+  });
+
+  registerMetaRoutes(app, ctx);
+  registerHomeRoute(app, ctx);
+  registerAssistantRoutes(app, ctx);
+  registerThreadRoutes(app, ctx);
+  registerRunCreateRoutes(app, ctx);
+  registerRunReadRoutes(app, ctx);
+  registerRunArtifactRoutes(app, ctx);
+  await app.ready();
+  return app;
+}
+
+/**
+ * Fastify's JSON parser (prototype-poisoning protection kept) that also takes an empty
+ * body: clients send `content-type: application/json` on bodiless POSTs.
+ */
+function acceptEmptyJsonBodies(app: GatewayApp): void {
+  const parse = app.getDefaultJsonParser("error", "error");
+  // JSON only: a text body would otherwise reach the schema as a string.
+  app.removeContentTypeParser(["application/json", "text/plain"]);
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    if (typeof body === "string" && body.trim() === "") return done(null, undefined);
+    parse(request, body as string, done);
+  });
+}

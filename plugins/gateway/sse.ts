@@ -1,0 +1,79 @@
+import type { ServerResponse } from "node:http";
+import type { FastifyReply } from "fastify";
+import type { StreamEvent } from "../../kernel/runs/types.js";
+import { toWireJson } from "./wire-json.js";
+
+/** INTERFACES.md: a comment line every 15 s keeps proxies and the SDK's idle watchdog content. */
+export const HEARTBEAT_MS = 15_000;
+export const HEARTBEAT_FRAME = ": heartbeat\n\n";
+
+/** One SSE frame: `event`, `data` (the event's data part as JSON), `id`, blank line. */
+export function sseFrame(event: Pick<StreamEvent, "id" | "event" | "data">): string {
+  return `event: ${event.event}\ndata: ${toWireJson(event.data)}\nid: ${event.id}\n\n`;
+}
+
+export interface SseSession {
+  /** Aborted when the client goes away before the stream was closed by us. */
+  readonly signal: AbortSignal;
+  /** Write one event; resolves once the socket took it (backpressure), false when the client is gone. */
+  send(event: Pick<StreamEvent, "id" | "event" | "data">): Promise<boolean>;
+  /** End the response (idempotent). */
+  close(): void;
+}
+
+/**
+ * Take the response over from Fastify and open an event stream on it. The heartbeat
+ * timer is unref'd, so an idle stream never keeps a shutting-down process alive.
+ */
+export function openSse(reply: FastifyReply, headers: Record<string, string>, heartbeatMs = HEARTBEAT_MS): SseSession {
+  reply.hijack();
+  const res: ServerResponse = reply.raw;
+  const controller = new AbortController();
+  let closed = false;
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache, no-transform",
+    connection: "keep-alive",
+    "x-accel-buffering": "no",
+    ...headers,
+  });
+  res.flushHeaders?.();
+  const heartbeat = setInterval(() => {
+    if (!closed && !res.destroyed) res.write(HEARTBEAT_FRAME);
+  }, heartbeatMs);
+  heartbeat.unref();
+  const finish = () => {
+    if (closed) return;
+    closed = true;
+    clearInterval(heartbeat);
+  };
+  res.on("close", () => {
+    const byClient = !closed;
+    finish();
+    if (byClient) controller.abort(new Error("client disconnected"));
+  });
+
+  return {
+    signal: controller.signal,
+    async send(event) {
+      if (closed || res.destroyed) return false;
+      if (res.write(sseFrame(event))) return true;
+      return new Promise<boolean>((resolve) => {
+        const done = (ok: boolean) => {
+          res.off("drain", onDrain);
+          res.off("close", onClose);
+          resolve(ok);
+        };
+        const onDrain = () => done(true);
+        const onClose = () => done(false);
+        res.once("drain", onDrain);
+        res.once("close", onClose);
+      });
+    },
+    close() {
+      if (closed) return;
+      finish();
+      res.end();
+    },
+  };
+}

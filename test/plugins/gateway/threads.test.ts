@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ALICE, BOB, createThread, startHarness, type Harness } from "./harness.js";
+
+describe("thread and assistant routes", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h.close());
+
+  it("POST /threads creates a thread in LangGraph's shape, with the given id and metadata", async () => {
+    const response = await h.app.inject({ method: "POST", url: "/threads", headers: ALICE, payload: { thread_id: "t-given", metadata: { topic: "tides" } } });
+    expect(response.statusCode).toBe(200);
+    const thread = response.json();
+    expect(thread).toMatchObject({ thread_id: "t-given", status: "idle", metadata: { topic: "tides" }, values: {}, interrupts: {} });
+    expect(Date.parse(thread.created_at)).not.toBeNaN();
+    expect(Date.parse(thread.updated_at)).not.toBeNaN();
+
+    const again = await h.app.inject({ method: "POST", url: "/threads", headers: ALICE, payload: { thread_id: "t-given" } });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ error: "KEEL_ERR_HTTP_THREAD_EXISTS", pointer: "/thread_id" });
+    const doNothing = await h.app.inject({ method: "POST", url: "/threads", headers: ALICE, payload: { thread_id: "t-given", if_exists: "do_nothing" } });
+    expect(doNothing.statusCode).toBe(200);
+    expect(doNothing.json().metadata).toEqual({ topic: "tides" });
+    // Another user cannot take over the id with do_nothing.
+    const stolen = await h.app.inject({ method: "POST", url: "/threads", headers: BOB, payload: { thread_id: "t-given", if_exists: "do_nothing" } });
+    expect(stolen.statusCode).toBe(409);
+  });
+
+  it("creates a thread from an empty or bodiless request, with a fresh id", async () => {
+    const bodiless = await h.app.inject({ method: "POST", url: "/threads", headers: ALICE });
+    const empty = await h.app.inject({ method: "POST", url: "/threads", headers: { ...ALICE, "content-type": "application/json" }, payload: "" });
+    expect(bodiless.statusCode).toBe(200);
+    expect(empty.statusCode).toBe(200);
+    expect(bodiless.json().thread_id).not.toBe(empty.json().thread_id);
+  });
+
+  it("GET, state, search and DELETE work for the owner", async () => {
+    const threadId = await createThread(h.app);
+    const got = await h.app.inject({ method: "GET", url: `/threads/${threadId}`, headers: ALICE });
+    expect(got.statusCode).toBe(200);
+    expect(got.json().thread_id).toBe(threadId);
+
+    const run = await h.app.inject({ method: "POST", url: `/threads/${threadId}/runs/wait`, headers: ALICE, payload: { assistant_id: "lead", input: { events: 1 } } });
+    expect(run.statusCode).toBe(200);
+    const state = await h.app.inject({ method: "GET", url: `/threads/${threadId}/state`, headers: ALICE });
+    expect(state.statusCode).toBe(200);
+    expect(state.json()).toMatchObject({
+      values: { turns: 1 },
+      next: [],
+      checkpoint: { thread_id: threadId, checkpoint_ns: "" },
+      tasks: [],
+    });
+    expect(state.json().values.messages[0].content).toMatch(/^done /);
+
+    const search = await h.app.inject({ method: "POST", url: "/threads/search", headers: ALICE, payload: { limit: 100 } });
+    expect(search.json().map((t: { thread_id: string }) => t.thread_id)).toContain(threadId);
+
+    const deleted = await h.app.inject({ method: "DELETE", url: `/threads/${threadId}`, headers: ALICE });
+    expect(deleted.statusCode).toBe(204);
+    expect((await h.app.inject({ method: "GET", url: `/threads/${threadId}`, headers: ALICE })).statusCode).toBe(404);
+  });
+
+  it("POST /threads/search filters by metadata and pages", async () => {
+    for (const n of [1, 2, 3]) {
+      await h.app.inject({ method: "POST", url: "/threads", headers: BOB, payload: { metadata: { batch: "s", n } } });
+    }
+    const byMeta = await h.app.inject({ method: "POST", url: "/threads/search", headers: BOB, payload: { metadata: { n: 2 } } });
+    expect(byMeta.json().map((t: { metadata: { n: number } }) => t.metadata.n)).toEqual([2]);
+    const page = await h.app.inject({ method: "POST", url: "/threads/search", headers: BOB, payload: { metadata: { batch: "s" }, limit: 2, offset: 1 } });
+    expect(page.json()).toHaveLength(2);
+  });
+
+  it("DELETE cancels the thread's active run before deleting it", async () => {
+    const threadId = await createThread(h.app);
+    const run = (await h.app.inject({ method: "POST", url: `/threads/${threadId}/runs`, headers: ALICE, payload: { assistant_id: "lead", input: "hang" } })).json();
+    const deleted = await h.app.inject({ method: "DELETE", url: `/threads/${threadId}`, headers: ALICE });
+    expect(deleted.statusCode).toBe(204);
+    expect(await h.store.getThread(threadId)).toBeNull();
+    // The run was told to stop: its stream ends (the record went with the thread).
+    const events = [];
+    for await (const e of h.bridge.subscribe(run.run_id)) events.push(e.event);
+    expect(events.at(-1)).toBe("end");
+  });
+
+  it("serves one assistant per stack", async () => {
+    const search = await h.app.inject({ method: "POST", url: "/assistants/search", headers: ALICE, payload: {} });
+    expect(search.statusCode).toBe(200);
+    expect(search.json().map((a: { assistant_id: string }) => a.assistant_id)).toEqual(["lead", "subagent"]);
+    expect(search.json()[0]).toMatchObject({ assistant_id: "lead", graph_id: "lead", name: "lead", version: 1, config: {}, metadata: {} });
+    const byGraph = await h.app.inject({ method: "POST", url: "/assistants/search", headers: ALICE, payload: { graph_id: "subagent" } });
+    expect(byGraph.json().map((a: { assistant_id: string }) => a.assistant_id)).toEqual(["subagent"]);
+    const limited = await h.app.inject({ method: "POST", url: "/assistants/search", headers: ALICE, payload: { limit: 1, offset: 1 } });
+    expect(limited.json().map((a: { assistant_id: string }) => a.assistant_id)).toEqual(["subagent"]);
+
+    const one = await h.app.inject({ method: "GET", url: "/assistants/lead", headers: ALICE });
+    expect(one.statusCode).toBe(200);
+    expect(one.json().assistant_id).toBe("lead");
+    const missing = await h.app.inject({ method: "GET", url: "/assistants/nope", headers: ALICE });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error).toBe("KEEL_ERR_HTTP_NOT_FOUND");
+  });
+
+  it("GET / lists the user's recent runs as HTML", async () => {
+    const threadId = await createThread(h.app);
+    const run = (await h.app.inject({ method: "POST", url: `/threads/${threadId}/runs/wait`, headers: ALICE, payload: { assistant_id: "lead" } })).headers["content-location"] as string;
+    const page = await h.app.inject({ method: "GET", url: "/", headers: ALICE });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers["content-type"]).toMatch(/text\/html/);
+    expect(page.body).toContain(run.split("/").at(-1));
+    expect(page.body).toContain(`${run}/report`);
+    const bobsPage = await h.app.inject({ method: "GET", url: "/", headers: BOB });
+    expect(bobsPage.body).not.toContain(run.split("/").at(-1));
+  });
+});
