@@ -1,4 +1,4 @@
-import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChannelUpdate } from "../plugin/types.js";
 import { finishRun } from "./finish.js";
 import { LocalState } from "./local-state.js";
@@ -61,7 +61,7 @@ export async function agentStep(deps: RunDeps, loop: LoopState, local: LocalStat
     loop.endAfterTools = true;
     loop.route = hasToolCalls(local) ? "tools" : "end";
   } else {
-    actOnStops(deps, loop, local, lastMessage(local));
+    actOnStops(deps, loop, local, newestAssistant(local)?.message ?? null);
   }
   if (loop.route === "end") return finishRun(deps, loop, local);
 }
@@ -76,12 +76,12 @@ export function actOnStops(deps: RunDeps, loop: LoopState, local: LocalState, re
   loop.stopsSeen = seen;
   const ai = response ?? null;
   if (decision.mode === "end") {
-    if (ai) replaceLast(local, appendKernelText(stripToolCalls(ai, new Set()), `\n\n[Keel stopped this run: ${describeStops(decision.reasons)}]`));
+    if (ai) replaceAssistant(local, ai, appendKernelText(stripToolCalls(ai, new Set()), `\n\n[Keel stopped this run: ${describeStops(decision.reasons)}]`));
     loop.route = "end";
     return;
   }
   if (decision.mode === "final") {
-    if (ai) replaceLast(local, stripToolCalls(ai, deps.protectedTools));
+    if (ai) replaceAssistant(local, ai, stripToolCalls(ai, deps.protectedTools));
     loop.forced = [...(loop.forced ?? []), ...decision.reasons];
     loop.route = ai && hasToolCalls(local) ? "tools" : "agent";
     return;
@@ -97,19 +97,35 @@ function forcedInstruction(reasons: readonly StopReasonEntry[]): HumanMessage {
   return setKeelMeta(message, { hidden: true }) as HumanMessage;
 }
 
-function lastMessage(local: LocalState): AIMessage | null {
+/**
+ * The assistant message of the current step: the newest AI message, followed by nothing but
+ * tool results (a plugin may already have answered some calls, e.g. refused them).
+ */
+function newestAssistant(local: LocalState): { message: AIMessage; index: number } | null {
   const messages = local.get<BaseMessage[]>("messages") ?? [];
-  const last = messages[messages.length - 1];
-  return last && AIMessage.isInstance(last) ? last : null;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (AIMessage.isInstance(m)) return { message: m, index: i };
+    if (!ToolMessage.isInstance(m)) return null;
+  }
+  return null;
 }
 
+/** Whether the current step's assistant message has a tool call no result answers yet. */
 function hasToolCalls(local: LocalState): boolean {
-  return (lastMessage(local)?.tool_calls?.length ?? 0) > 0;
+  const found = newestAssistant(local);
+  if (!found) return false;
+  const messages = local.get<BaseMessage[]>("messages") ?? [];
+  const answered = new Set(messages.slice(found.index + 1).map((m) => (m as ToolMessage).tool_call_id));
+  return (found.message.tool_calls ?? []).some((c) => !answered.has(c.id ?? ""));
 }
 
-function replaceLast(local: LocalState, message: AIMessage): void {
+/** Replace the step's assistant message; results already given to calls it no longer has go too (no orphans). */
+function replaceAssistant(local: LocalState, previous: AIMessage, message: AIMessage): void {
   const messages = [...(local.get<BaseMessage[]>("messages") ?? [])];
-  messages[messages.length - 1] = message;
-  local.set("messages", messages);
+  const at = Math.max(0, messages.lastIndexOf(previous));
+  const kept = new Set((message.tool_calls ?? []).map((c) => c.id));
+  const results = messages.slice(at + 1).filter((m) => ToolMessage.isInstance(m) && kept.has(m.tool_call_id));
+  local.set("messages", [...messages.slice(0, at), message, ...results]);
 }
 

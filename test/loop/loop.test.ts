@@ -201,3 +201,35 @@ describe("turn cap without tools", () => {
     expect(run.outcome).toMatchObject({ status: "succeeded", text: "hello", stopReasons: [] });
   });
 });
+
+describe("calls answered before the tools step", () => {
+  /** Answers the first call of each batch in afterModel, as a refusal would. */
+  const refuser = plugin(
+    { name: "refuser", hooks: { afterModel: { observes: ["messages"], mutates: ["messages"] } } },
+    { afterModel: async (state) => {
+      const { AIMessage: AI, ToolMessage: Tool } = await import("@langchain/core/messages");
+      const last = (state.messages as unknown[]).at(-1);
+      if (!AI.isInstance(last) || !last.tool_calls?.length) return undefined;
+      const first = last.tool_calls[0]!;
+      return { messages: [new Tool({ id: `${first.id}:refused`, tool_call_id: first.id!, content: "refused", status: "error" })] };
+    } },
+  );
+
+  it("runs the remaining calls and skips the answered one", async () => {
+    let ran = 0;
+    const counting = toolsPlugin(tool("echo", () => `ran ${++ran}`));
+    const run = await runWith([counting, refuser], {
+      turns: [{ toolCalls: [{ name: "echo", args: { n: 1 } }, { name: "echo", args: { n: 2 } }] }, { content: "done" }],
+    });
+    expect(ran).toBe(1);
+    const results = run.messages.filter((m) => m.getType() === "tool").map((m) => m.content);
+    expect(results).toEqual(["refused", "ran 1"]);
+    expect(run.outcome.status).toBe("succeeded");
+  });
+
+  it("drops those results when a stop strips the calls, leaving no orphan", async () => {
+    const run = await runWith([echo, refuser, guard(1, "final")], looping, { order: [["guard", "refuser"]] });
+    expect(run.messages.filter((m) => m.getType() === "tool")).toHaveLength(0);
+    expect(run.outcome.status).toBe("partial");
+  });
+});
