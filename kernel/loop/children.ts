@@ -31,7 +31,7 @@ export interface ChildRunnerOptions {
   scopeFor?(runId: string): RunScope | undefined;
   clock?: Clock;
   /** Called with every finished child (e.g. to put its receipts into a run report). */
-  onChildEnd?(agentPath: string, result: ChildAgentResult): void;
+  onChildEnd?(agentPath: string, result: ChildAgentResult, runId: string): void;
 }
 
 /** Run `fn` with no ambient LangChain/LangGraph run config. */
@@ -133,7 +133,7 @@ export function createChildRunner(options: ChildRunnerOptions): AgentsPort {
       }));
       // A child cut short keeps the usage of its last checkpoint; the journal may know a later answered call.
       const child: ChildAgentResult = { ...result, usage: result.usage.totalTokens >= usage.totalTokens ? result.usage : usage };
-      options.onChildEnd?.(request.agentPath, child);
+      options.onChildEnd?.(request.agentPath, child, request.runId);
       return child;
     },
   };

@@ -5,6 +5,7 @@
  */
 import type { RunReportV1 } from "../../contracts/run-report/v1.js";
 import type { Composition } from "../compose/types.js";
+import type { ChildAgentResult } from "../ports/agents.js";
 import type { RunResult } from "../loop/runtime.js";
 import type { JournalRecord, ModelRequestRecord, StreamEventRecord } from "../loop/run-scope.js";
 import type { TokenUsage } from "../loop/normalize.js";
@@ -77,4 +78,32 @@ export function buildRunReport(input: RunReportInput): RunReport {
       ...(input.compositions.subagent ? { subagent: [...input.compositions.subagent.order] } : {}),
     },
   };
+}
+
+/**
+ * Add delegated children to a lead's report: `receipts` per child agent path (from each
+ * child's final values) and `usage.byAgent` per child path (its answered model calls in the
+ * shared journal, so a child cut short still counts), with the totals recomputed.
+ */
+export function withChildren(report: RunReport, journal: readonly JournalRecord[], children: ReadonlyMap<string, ChildAgentResult>): RunReport {
+  const receipts = { ...report.receipts };
+  const byAgent: Record<string, TokenUsage> = { ...report.usage.byAgent };
+  for (const [path, child] of children) {
+    receipts[path] = ((child.values.receipts as Record<string, unknown>[] | undefined) ?? []).map((r) => ({ ...r }));
+    byAgent[path] = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  }
+  for (const entry of journal) {
+    if (entry.kind !== "model_call" || !entry.usage || !children.has(entry.agent)) continue;
+    const sum = byAgent[entry.agent]!;
+    byAgent[entry.agent] = {
+      inputTokens: sum.inputTokens + entry.usage.inputTokens,
+      outputTokens: sum.outputTokens + entry.usage.outputTokens,
+      totalTokens: sum.totalTokens + entry.usage.totalTokens,
+    };
+  }
+  const totals = Object.values(byAgent).reduce(
+    (t, u) => ({ inputTokens: t.inputTokens + u.inputTokens, outputTokens: t.outputTokens + u.outputTokens, totalTokens: t.totalTokens + u.totalTokens }),
+    { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+  );
+  return { ...report, receipts, usage: { ...totals, byAgent } };
 }

@@ -8,7 +8,8 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Composition } from "../compose/types.js";
 import { RunScope, systemClock, type Clock, type JournalRecord, type ModelRequestRecord } from "../loop/run-scope.js";
 import type { AgentRuntime } from "../loop/runtime.js";
-import { buildRunReport, type RunReport } from "../report/run-report.js";
+import type { ChildAgentResult } from "../ports/agents.js";
+import { buildRunReport, withChildren, type RunReport } from "../report/run-report.js";
 import { captureCheckpointRollback, type StagedRollback } from "./checkpoint-rollback.js";
 import type { RollbackPoint, RunExecutor } from "./executor.js";
 import type { RunRecord } from "./types.js";
@@ -46,10 +47,22 @@ export interface RuntimeExecutorOptions {
  * const runtime = createAgentRuntime(composition, { model, checkpointer });
  * const executor = createRuntimeExecutor({ runtime, checkpointer, workspaceDir: (t) => workspaceDir(config, t) });
  */
-export function createRuntimeExecutor(options: RuntimeExecutorOptions): RunExecutor {
+/** The runtime executor, plus what a host's child runner needs to join children to their run. */
+export interface RuntimeExecutor extends RunExecutor {
+  /** The live scope of a run, so its children's events and journal interleave with it. */
+  scopeFor(runId: string): RunScope | undefined;
+  /** Record a finished child (its receipts and usage go into the run's report). */
+  recordChild(runId: string, agentPath: string, result: ChildAgentResult): void;
+}
+
+export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeExecutor {
   const { runtime } = options;
   const clock = options.clock ?? systemClock;
+  const live = new Map<string, { scope: RunScope; children: Map<string, ChildAgentResult> }>();
   return {
+    scopeFor: (runId) => live.get(runId)?.scope,
+    recordChild: (runId, agentPath, result) => void live.get(runId)?.children.set(agentPath, result),
+
     async execute(run, io) {
       const input = toRuntimeInput(run.request.input);
       const journal: JournalRecord[] = [];
@@ -64,8 +77,15 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RunExecu
         modelRequest: (record) => modelRequests.push(record),
       });
       const maxTurns = run.request.maxTurns ?? options.maxTurns;
-      const result = await runtime.run({ threadId: run.threadId, runId: run.runId, input, signal: io.signal, scope, ...(maxTurns !== undefined ? { maxTurns } : {}) });
-      const built = buildRunReport({
+      const children = new Map<string, ChildAgentResult>();
+      live.set(run.runId, { scope, children });
+      let result;
+      try {
+        result = await runtime.run({ threadId: run.threadId, runId: run.runId, input, signal: io.signal, scope, ...(maxTurns !== undefined ? { maxTurns } : {}) });
+      } finally {
+        live.delete(run.runId);
+      }
+      const lead = buildRunReport({
         scenario: run.assistantId,
         threadId: run.threadId,
         runId: run.runId,
@@ -77,6 +97,7 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RunExecu
         workspaceFiles: options.workspaceDir && options.workspaceFiles ? options.workspaceFiles(options.workspaceDir(run.threadId)) : {},
         compositions: { lead: runtime.composition, ...(options.subagentComposition ? { subagent: options.subagentComposition } : {}) },
       });
+      const built = children.size > 0 ? withChildren(lead, journal, children) : lead;
       const report = options.finishReport ? options.finishReport(built, { run, journal }) : built;
       return { outcome: result.outcome, values: result.values, report };
     },
