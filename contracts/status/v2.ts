@@ -33,20 +33,18 @@ export const StatusError = Type.Object(
 );
 export type StatusError = Static<typeof StatusError>;
 
-export const StatusV2 = Type.Object(
-  {
-    contract: Type.Literal("status"),
-    version: Type.Literal(2),
-    status: Type.Enum(RUN_STATUSES),
-    stopReasons: Type.Array(StopReason),
-    primaryStopReason: Type.Optional(Type.String({ minLength: 1 })),
-    text: Type.String(),
-    error: Type.Optional(StatusError),
-    resultSha256: Type.Optional(Sha256Hex),
-    usage: Type.Optional(Usage),
-  },
-  { additionalProperties: false },
-);
+/** The outcome fields every result shares (status@2, and subagent-return@1 after its own `contract`/`version`). */
+export const OutcomeFields = {
+  status: Type.Enum(RUN_STATUSES),
+  stopReasons: Type.Array(StopReason),
+  primaryStopReason: Type.Optional(Type.String({ minLength: 1 })),
+  text: Type.String(),
+  error: Type.Optional(StatusError),
+  resultSha256: Type.Optional(Sha256Hex),
+  usage: Type.Optional(Usage),
+};
+
+export const StatusV2 = Type.Object({ contract: Type.Literal("status"), version: Type.Literal(2), ...OutcomeFields }, { additionalProperties: false });
 export type StatusV2 = Static<typeof StatusV2>;
 
 export default defineContract("status", 2, "Keel status: the outcome of a run or subagent", StatusV2);

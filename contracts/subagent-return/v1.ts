@@ -1,7 +1,6 @@
 import Type, { type Static } from "typebox";
 import { defineContract } from "../define.js";
-import { Sha256Hex, Usage } from "../shared.js";
-import { RUN_STATUSES, StatusError, StopLimit, StopReason } from "../status/v2.js";
+import { OutcomeFields, StopLimit } from "../status/v2.js";
 
 /** How a caller can check a deliverable, e.g. `{ type: "rows", expected: 12, found: 12 }`. */
 export const Verification = Type.Object(
@@ -21,13 +20,7 @@ export const SubagentReturnV1 = Type.Object(
   {
     contract: Type.Literal("subagent-return"),
     version: Type.Literal(1),
-    status: Type.Enum(RUN_STATUSES),
-    stopReasons: Type.Array(StopReason),
-    primaryStopReason: Type.Optional(Type.String({ minLength: 1 })),
-    text: Type.String(),
-    error: Type.Optional(StatusError),
-    resultSha256: Type.Optional(Sha256Hex),
-    usage: Type.Optional(Usage),
+    ...OutcomeFields,
     reason: Type.Optional(Type.String({ minLength: 1 })),
     limit: Type.Optional(StopLimit),
     stoppedAtStep: Type.Optional(Type.String({ minLength: 1 })),
