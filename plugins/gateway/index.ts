@@ -12,7 +12,7 @@ export interface HttpPort {
  * `http` port exists so a stack can declare the gateway and configure it by name.
  *
  * @example
- * const app = await createGateway({ deps: { runs, store }, apiKeys: ApiKeys.parse(process.env.KEEL_API_KEYS), stacks: ["lead"], version });
+ * const app = await createGateway({ deps: { runs, store, bridge }, apiKeys: ApiKeys.parse(process.env.KEEL_API_KEYS), stacks: ["lead"], version });
  * await app.listen({ host: "127.0.0.1", port: 8787 });
  */
 export const gatewayPlugin = definePlugin({

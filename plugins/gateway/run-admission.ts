@@ -48,8 +48,8 @@ function requestedMaxTurns(body: RunCreateBody): number | undefined {
 export async function admitRun(ctx: GatewayContext, request: FastifyRequest, threadId: string, body: RunCreateBody): Promise<RunRecord> {
   await ownedThread(ctx, threadId, request.user);
   if (!ctx.stacks.includes(body.assistant_id)) throw notFound(`assistant \`${body.assistant_id}\``);
-  // Ownership (again, atomically with admission), the per-user limit, hygiene and the
-  // multitask strategy are the run service's: every entry point gets them.
+  // The run service checks ownership again and owns the per-user limit, request hygiene
+  // and the multitask strategy, so every entry point gets them.
   return ctx.deps.runs.createOrReject(threadId, toRunRequest(body), { user: request.user, strategy: body.multitask_strategy ?? "reject" });
 }
 

@@ -32,13 +32,12 @@ export interface PipeOptions {
  */
 export async function pipeRunEvents(session: SseSession, runs: RunManager, run: RunRecord, options: PipeOptions): Promise<void> {
   if (options.cancelOnDisconnect) {
-    session.signal.addEventListener(
-      "abort",
-      () => {
-        runs.cancel(run.threadId, run.runId, { action: "interrupt" }).catch((error: unknown) => options.log.warn({ err: error, runId: run.runId }, "cancel on disconnect failed"));
-      },
-      { once: true },
-    );
+    const cancel = () => {
+      runs.cancel(run.threadId, run.runId, { action: "interrupt" }).catch((error: unknown) => options.log.warn({ err: error, runId: run.runId }, "cancel on disconnect failed"));
+    };
+    // The client may have left while the run was being admitted.
+    if (session.signal.aborted) cancel();
+    else session.signal.addEventListener("abort", cancel, { once: true });
   }
   try {
     const events = runs.stream(run.runId, { ...(options.lastEventId ? { lastEventId: options.lastEventId } : {}), signal: session.signal });

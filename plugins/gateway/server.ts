@@ -36,7 +36,7 @@ export interface GatewayOptions {
  * over a Keel run service, so `@langchain/langgraph-sdk`'s `Client` works unchanged.
  *
  * @example
- * const app = await createGateway({ deps: { runs, store }, stacks: ["lead"], version: "0.1.0" });
+ * const app = await createGateway({ deps: { runs, store, bridge }, stacks: ["lead"], version: "0.1.0" });
  * await app.listen({ port: 8787, host: "127.0.0.1" });
  */
 export async function createGateway(options: GatewayOptions): Promise<GatewayApp> {
@@ -70,7 +70,8 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
 
   app.setErrorHandler(async (error, request, reply) => {
     const http = toHttpError(error);
-    if (http.status >= 500) request.log.error({ err: error }, "request failed");
+    // Only the unexpected is logged; 503s (shutting down, a waiter that left) are expected.
+    if (http.status === 500) request.log.error({ err: error }, "request failed");
     if (reply.sent || reply.raw.headersSent) return;
     return reply.code(http.status).type("application/json; charset=utf-8").send(http.body());
   });

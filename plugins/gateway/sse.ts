@@ -52,6 +52,11 @@ export function openSse(reply: FastifyReply, headers: Record<string, string>, he
     finish();
     if (byClient) controller.abort(new Error("client disconnected"));
   });
+  // Gone before the stream opened (while its run was being admitted).
+  if (res.destroyed || res.socket?.destroyed) {
+    finish();
+    controller.abort(new Error("client disconnected"));
+  }
 
   return {
     signal: controller.signal,

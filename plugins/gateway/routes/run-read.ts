@@ -1,4 +1,6 @@
-import { isEventId } from "../../../kernel/runs/stream-event-id.js";
+import type { RunRecord } from "../../../kernel/runs/types.js";
+import { isEventId, ZERO_EVENT_ID } from "../../../kernel/runs/stream-event-id.js";
+import { gapEvent } from "../../../kernel/runs/stream-gap.js";
 import { HttpError } from "../http-errors.js";
 import { runPath } from "../run-admission.js";
 import { pipeRunEvents } from "../run-events.js";
@@ -41,7 +43,15 @@ export function registerRunReadRoutes(app: GatewayApp, ctx: GatewayContext): voi
     }
     const queryModes = request.query.stream_mode;
     const modes = queryModes === undefined ? run.request.streamMode : Array.isArray(queryModes) ? queryModes : [queryModes];
+    const gone = await streamIsGone(ctx, run);
     const session = openSse(reply, { "content-location": runPath(run) }, ctx.heartbeatMs);
+    if (gone) {
+      // A finished run whose events are no longer retained (24 h after its end, or a
+      // restarted in-memory bridge): nothing will ever come, so say so and close.
+      await session.send(gapEvent(run.runId, lastEventId ?? ZERO_EVENT_ID, { earliest: null, latest: null }, lastEventId ?? ZERO_EVENT_ID));
+      session.close();
+      return;
+    }
     await pipeRunEvents(session, runs, run, {
       ...(lastEventId ? { lastEventId } : {}),
       ...(modes ? { modes } : {}),
@@ -56,4 +66,8 @@ export function registerRunReadRoutes(app: GatewayApp, ctx: GatewayContext): voi
     await runs.cancel(run.threadId, run.runId, { action: request.query.action ?? "interrupt", wait, ...(wait ? { signal: clientGone(reply.raw) } : {}) });
     return reply.code(wait ? 204 : 202).send();
   });
+}
+
+async function streamIsGone(ctx: GatewayContext, run: RunRecord): Promise<boolean> {
+  return run.status !== "pending" && run.status !== "running" && (await ctx.deps.bridge.read(run.runId)).length === 0;
 }

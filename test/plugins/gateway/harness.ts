@@ -86,7 +86,7 @@ export async function startHarness(options: { retention?: number; keys?: boolean
   const runs = new RunManager({ store, bridge, executor, log: () => undefined });
   runs.start();
   const apiKeys = options.keys === false ? new ApiKeys() : new ApiKeys([["key-alice", "alice"], ["key-bob", "bob"]]);
-  const app = await createGateway({ deps: { runs, store }, apiKeys, stacks: ["lead", "subagent"], version: "9.9.9-test", ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}) });
+  const app = await createGateway({ deps: { runs, store, bridge }, apiKeys, stacks: ["lead", "subagent"], version: "9.9.9-test", ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}) });
   return {
     app,
     store,

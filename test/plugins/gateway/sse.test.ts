@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareEventIds, isEventId } from "../../../kernel/runs/memory-bridge.js";
-import { sseFrame, wantedEvent } from "../../../plugins/gateway/index.js";
+import { MemoryStreamBridge } from "../../../kernel/runs/memory-bridge.js";
+import { RunManager } from "../../../kernel/runs/run-manager.js";
+import { ApiKeys, createGateway, sseFrame, wantedEvent } from "../../../plugins/gateway/index.js";
 import { ALICE, createThread, parseSse, startHarness, until, type Harness } from "./harness.js";
 
 describe("SSE streams", () => {
@@ -41,8 +43,11 @@ describe("SSE streams", () => {
 
   it("filters by stream_mode but always sends metadata and end", async () => {
     const threadId = await createThread(h.app);
-    const response = await streamRun(threadId, { assistant_id: "lead", input: { events: 2 }, stream_mode: "values" });
+    const response = await streamRun(threadId, { assistant_id: "lead", input: { events: 2 }, stream_mode: "values", stream_resumable: false });
     expect(parseSse(response.body).map((f) => f.event)).toEqual(["metadata", "values", "end"]);
+    // Not resumable: no `Location` for the SDK to reconnect to (Content-Location stays).
+    expect(response.headers.location).toBeUndefined();
+    expect(response.headers["content-location"]).toMatch(/^\/threads\//);
     expect(wantedEvent("messages/partial", ["messages-tuple"])).toBe(true);
     expect(wantedEvent("guard", ["values"])).toBe(false);
     expect(wantedEvent("gap", ["values"])).toBe(true);
@@ -182,5 +187,31 @@ describe("SSE over a real socket", () => {
     expect(await waiting).toBeInstanceOf(Error);
     const finished = await h.runs.join(runId);
     expect(finished.status).toBe("interrupted");
+  });
+});
+
+describe("SSE for a finished run whose events are gone", () => {
+  it("answers one gap event (reload durable state) instead of waiting forever", async () => {
+    const h = await startHarness();
+    // A second server on the same store with a fresh bridge: what a restart leaves with the in-memory bridge.
+    const bridge = new MemoryStreamBridge();
+    const runs = new RunManager({ store: h.store, bridge, executor: h.executor, log: () => undefined });
+    const restarted = await createGateway({ deps: { runs, store: h.store, bridge }, apiKeys: new ApiKeys([["key-alice", "alice"]]), stacks: ["lead"], version: "t" });
+    try {
+      const threadId = await createThread(h.app);
+      const done = await h.app.inject({ method: "POST", url: `/threads/${threadId}/runs/wait`, headers: ALICE, payload: { assistant_id: "lead" } });
+      const runPath = done.headers["content-location"] as string;
+      const response = await restarted.inject({ method: "GET", url: `${runPath}/stream`, headers: ALICE });
+      const frames = parseSse(response.body);
+      expect(frames.map((f) => f.event)).toEqual(["gap"]);
+      expect(JSON.parse(frames[0]!.data!)).toMatchObject({ code: "stream_replay_gap", requested: "0-0", earliest: null, latest: null, recovery: "reload_durable_state" });
+      // The record is still there to reload.
+      const record = await restarted.inject({ method: "GET", url: runPath, headers: ALICE });
+      expect(record.json().status).toBe("success");
+    } finally {
+      await restarted.close();
+      await runs.shutdown();
+      await h.close();
+    }
   });
 });

@@ -1,0 +1,29 @@
+import { resolve } from "node:path";
+import { KeelError } from "../../kernel/errors.js";
+
+/** `--model`: which chat model answers the runs. */
+export type ModelSpec =
+  | { kind: "demo" }
+  /** A scenario@1 file whose `agents` scripts answer every run, afresh per run. */
+  | { kind: "scripted"; file: string }
+  | { kind: "openai"; model: string }
+  | { kind: "anthropic"; model: string };
+
+export function parseModelSpec(spec: string, cwd: string): ModelSpec {
+  if (spec === "demo") return { kind: "demo" };
+  const colon = spec.indexOf(":");
+  const kind = colon < 0 ? spec : spec.slice(0, colon);
+  const rest = colon < 0 ? "" : spec.slice(colon + 1).trim();
+  if ((kind === "scripted" || kind === "openai" || kind === "anthropic") && rest === "") {
+    throw new KeelError("KEEL_ERR_CLI_USAGE", `--model \`${spec}\` needs a ${kind === "scripted" ? "FILE" : "MODEL"} after \`${kind}:\``);
+  }
+  switch (kind) {
+    case "scripted":
+      return { kind, file: resolve(cwd, rest) };
+    case "openai":
+    case "anthropic":
+      return { kind, model: rest };
+    default:
+      throw new KeelError("KEEL_ERR_CLI_USAGE", `--model \`${spec}\` is not one of demo, scripted:FILE, openai:MODEL, anthropic:MODEL`);
+  }
+}

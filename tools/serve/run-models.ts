@@ -1,0 +1,98 @@
+import { join } from "node:path";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { AIMessage, BaseMessage } from "@langchain/core/messages";
+import type { ChatResult } from "@langchain/core/outputs";
+import type { ScenarioV1 } from "../../contracts/scenario/v1.js";
+import { KeelError } from "../../kernel/errors.js";
+import { packageRoot } from "../../kernel/package-root.js";
+import { ScriptedChatModel, type ScriptedAgent, type ScriptedChatModelOptions, type ScriptedFault } from "../../kernel/testing/scripted-model.js";
+import { loadScenarioFile } from "../scenario/load-scenario.js";
+import type { ModelSpec } from "./model-spec.js";
+
+/** The chat models of a server: fresh ones per run, so scripted runs start their scripts afresh. */
+export interface RunModels {
+  /** The lead's model for one run. */
+  forLead(runId: string): BaseChatModel;
+  /** A child's model: a scripted server answers with that subagent type's script (or the path's). */
+  forChild(agentPath: string, subagentType: string): BaseChatModel;
+  /** Subagent types a `task` call may name. */
+  readonly childTypes: readonly string[];
+  /** The scenario behind a scripted model: its workspace files seed new threads, its `bash` entries script bash. */
+  readonly scenario?: ScenarioV1;
+}
+
+/** The built-in demo: a scenario@1 file shipped with Keel. */
+export function demoScenarioPath(): string {
+  return join(packageRoot(), "tools", "demo", "demo.scenario.json");
+}
+
+/** With a real model every child runs the same model on the subagent stack; the type only names the role. */
+const REAL_MODEL_CHILD_TYPES = ["general-purpose"] as const;
+
+export async function loadRunModels(spec: ModelSpec): Promise<RunModels> {
+  switch (spec.kind) {
+    case "demo":
+      return scriptedModels(loadScenarioFile(demoScenarioPath()).scenario);
+    case "scripted":
+      return scriptedModels(loadScenarioFile(spec.file).scenario);
+    case "openai": {
+      const { ChatOpenAI } = await import("@langchain/openai");
+      const baseURL = process.env.OPENAI_BASE_URL;
+      // Any OpenAI-compatible server: local ones often need no key, but the client wants one.
+      const apiKey = process.env.OPENAI_API_KEY || (baseURL ? "not-needed" : "");
+      const make = () => new ChatOpenAI({ model: spec.model, apiKey, ...(baseURL ? { configuration: { baseURL } } : {}) }) as unknown as BaseChatModel;
+      if (!process.env.OPENAI_API_KEY && !baseURL) {
+        throw new KeelError("KEEL_ERR_SERVE_CONFIG", "--model openai:… needs OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible server)");
+      }
+      return { forLead: make, forChild: make, childTypes: REAL_MODEL_CHILD_TYPES };
+    }
+    case "anthropic": {
+      const { ChatAnthropic } = await import("@langchain/anthropic");
+      if (!process.env.ANTHROPIC_API_KEY) throw new KeelError("KEEL_ERR_SERVE_CONFIG", "--model anthropic:… needs ANTHROPIC_API_KEY");
+      const make = () => new ChatAnthropic({ model: spec.model, apiKey: process.env.ANTHROPIC_API_KEY }) as unknown as BaseChatModel;
+      return { forLead: make, forChild: make, childTypes: REAL_MODEL_CHILD_TYPES };
+    }
+  }
+}
+
+function scriptedModels(scenario: ScenarioV1): RunModels {
+  const faults = (scenario.faults ?? []) as ScriptedFault[];
+  const agents = scenario.agents as Record<string, ScriptedAgent>;
+  return {
+    scenario,
+    childTypes: Object.keys(agents).filter((name) => name !== "lead" && !name.includes("/")),
+    forLead: (runId) => new RunScriptedChatModel({ script: agents.lead!, agentPath: "lead", agentType: "lead", faults }, runTag(runId)),
+    forChild: (agentPath, subagentType) =>
+      new ScriptedChatModel({ script: agents[agentPath] ?? agents[subagentType] ?? { turns: [], then: "stop" }, agentPath, agentType: subagentType, faults }),
+  };
+}
+
+/**
+ * A scripted lead whose tool call ids carry the run: a script answers every run with
+ * the same calls, and on one thread the same ids would name earlier runs' calls (the
+ * messages reducer merges by id, delegations upsert by id, a child's checkpoints are
+ * keyed by its task's id), so a second run would read as the first. Children need no
+ * tag: their ids derive from their agent path, which holds the lead's tagged task id.
+ */
+class RunScriptedChatModel extends ScriptedChatModel {
+  constructor(
+    options: ScriptedChatModelOptions,
+    private readonly tag: string,
+  ) {
+    super(options);
+  }
+
+  override async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<ChatResult> {
+    const result = await super._generate(messages, options);
+    for (const generation of result.generations) {
+      const message = generation.message as AIMessage;
+      if (message.tool_calls?.length) message.tool_calls = message.tool_calls.map((call) => ({ ...call, id: `${call.id}_${this.tag}` }));
+    }
+    return result;
+  }
+}
+
+/** Eight characters of the run id: unique enough among one thread's runs, short in transcripts. */
+function runTag(runId: string): string {
+  return runId.replace(/[^A-Za-z0-9]/g, "").slice(0, 8) || "run";
+}

@@ -1,0 +1,151 @@
+import { existsSync } from "node:fs";
+import type { BaseCheckpointSaver } from "@langchain/langgraph";
+import type { ScenarioV1 } from "../../contracts/scenario/v1.js";
+import type { StackV1 } from "../../contracts/stack/v1.js";
+import { compose } from "../../kernel/compose/index.js";
+import type { Composition, StackInput } from "../../kernel/compose/types.js";
+import { KeelError } from "../../kernel/errors.js";
+import { createChildRunner } from "../../kernel/loop/children.js";
+import { createAgentRuntime } from "../../kernel/loop/runtime.js";
+import type { RunExecutor } from "../../kernel/runs/executor.js";
+import { createRuntimeExecutor, type RuntimeExecutor } from "../../kernel/runs/runtime-executor.js";
+import type { RunStore } from "../../kernel/runs/types.js";
+import { publicValues } from "../../plugins/gateway/index.js";
+import { seedWorkspace, snapshotWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
+import { loadStack } from "../stacks/load-stack.js";
+import type { RunModels } from "./run-models.js";
+
+export interface ServeExecutorOptions {
+  /** Stack names; each is one assistant (`assistant_id` = the name). */
+  stacks: readonly string[];
+  models: RunModels;
+  checkpointer: BaseCheckpointSaver;
+  /** Where a thread's last run tells which stack's channels its state has. */
+  store: RunStore;
+  /** Absolute directory holding one workspace per thread. */
+  workspaceRoot: string;
+  bash: "on" | "off";
+  /** The server's turn cap (`--max-turns`): the run manager clamps requests to it, and no default exceeds it. */
+  maxTurns: number;
+}
+
+interface ServedStack {
+  lead: Composition;
+  subagent: Composition;
+  /** Compose the subagent stack with a child's extra layers (its lease's token allowance). */
+  composeChild(extra: readonly ConfigMap[]): Composition;
+  /** A runtime for reads (thread state) and rollback captures: neither calls the model. */
+  reader: RunExecutor;
+}
+
+type ConfigMap = Record<string, Record<string, unknown>>;
+
+/** ARCHITECTURE §6: the lead's turn budget when nothing else says. */
+const LEAD_DEFAULT_MAX_TURNS = 150;
+
+/**
+ * The executor behind `keel serve`: the run's assistant picks the stack, and every run
+ * gets a fresh runtime around a fresh model, so scripted models start their scripts
+ * afresh on every run. Stacks are composed once, at start: a stack that does not
+ * compose stops the server from starting, not a run.
+ */
+export async function createServeExecutor(options: ServeExecutorOptions): Promise<RunExecutor> {
+  const { checkpointer, models } = options;
+  const workspaceConfig = { root: options.workspaceRoot, bash: options.bash, ...(models.scenario?.bash ? { scriptedBash: models.scenario.bash } : {}) };
+  const dirOf = (threadId: string) => workspaceDir(workspaceConfig, threadId);
+  const stacks = new Map<string, ServedStack>();
+  for (const name of options.stacks) {
+    const leadStack = await loadStack(name);
+    const subStack = await loadStack((leadStack.stack.subagentStack ?? "subagent") as string | StackV1, { baseDir: leadStack.baseDir, cwd: leadStack.baseDir });
+    const lead = compose(leadStack.stack, { plugins: leadStack.plugins, config: stackConfig(leadStack.stack, workspaceConfig, models.scenario) });
+    const subLayers = stackConfig(subStack.stack, workspaceConfig, models.scenario, true);
+    const subagent = compose(subStack.stack, { plugins: subStack.plugins, config: subLayers });
+    const composeChild = (extra: readonly ConfigMap[]) => (extra.length === 0 ? subagent : compose(subStack.stack, { plugins: subStack.plugins, config: [...subLayers, ...extra] }));
+    const reader = createRuntimeExecutor({
+      runtime: createAgentRuntime(lead, { model: models.forLead("reader"), checkpointer }),
+      checkpointer,
+      ...(lead.plugins.has("workspace") ? { workspaceDir: dirOf } : {}),
+    });
+    stacks.set(name, { lead, subagent, composeChild, reader });
+  }
+  const stackOf = (assistantId: string): ServedStack => {
+    const stack = stacks.get(assistantId);
+    if (!stack) throw new KeelError("KEEL_ERR_STACK_NOT_FOUND", `assistant \`${assistantId}\` is not served here (stacks: ${[...stacks.keys()].join(", ")})`);
+    return stack;
+  };
+  // A run that asks for no turn limit gets the lead's default (a scripted scenario's own), within the cap.
+  const defaultMaxTurns = Math.min(models.scenario?.maxTurns ?? LEAD_DEFAULT_MAX_TURNS, options.maxTurns);
+
+  return {
+    async execute(run, io) {
+      const stack = stackOf(run.assistantId);
+      const dir = dirOf(run.threadId);
+      const seed = models.scenario?.workspace?.files;
+      // A scripted server's scenario describes the workspace its scripts expect: a new thread starts with it.
+      if (seed && stack.lead.plugins.has("workspace") && !existsSync(dir)) seedWorkspace(dir, seed);
+      // Children run in the lead's scope (one event and journal order) and go into its
+      // report; the runtime executor holds both per run, so the runner asks it late.
+      let executor: RuntimeExecutor | undefined;
+      const agents = createChildRunner({
+        composeChild: stack.composeChild,
+        modelFor: (agentPath, subagentType) => models.forChild(agentPath, subagentType),
+        types: models.childTypes,
+        checkpointer,
+        scopeFor: (runId) => executor?.scopeFor(runId),
+        onChildEnd: (agentPath, child, runId) => executor?.recordChild(runId, agentPath, child),
+      });
+      const runtime = createAgentRuntime(stack.lead, { model: models.forLead(run.runId), checkpointer, maxTurns: defaultMaxTurns, ports: { agents } });
+      executor = createRuntimeExecutor({
+        runtime,
+        checkpointer,
+        ...(stack.lead.plugins.has("workspace") ? { workspaceDir: dirOf, workspaceFiles: snapshotWorkspace } : {}),
+        subagentComposition: stack.subagent,
+        maxTurns: defaultMaxTurns,
+      });
+      const result = await executor.execute(run, io);
+      // LangGraph clients read the state from `values` events; the loop emits `updates` as it
+      // goes, and the final state goes out once, as JSON (messages as LangGraph dicts).
+      if (result.values) io.emit("values", publicValues(result.values));
+      return result;
+    },
+    async captureRollbackPoint(threadId) {
+      const stack = await stackOfThread(threadId);
+      return stack.reader.captureRollbackPoint(threadId);
+    },
+    async getThreadState(threadId) {
+      const stack = await stackOfThread(threadId);
+      return stack.reader.getThreadState(threadId);
+    },
+  };
+
+  /** The stack of the thread's newest run (its state has that stack's channels); the first stack for a new thread. */
+  async function stackOfThread(threadId: string): Promise<ServedStack> {
+    const [latest] = await options.store.listRuns(threadId, { limit: 1, offset: 0 });
+    return stacks.get(latest?.assistantId ?? "") ?? stacks.get(options.stacks[0]!)!;
+  }
+}
+
+function pluginNames(stack: StackInput): Set<string> {
+  const names = new Set<string>();
+  for (const entry of stack.plugins) {
+    if (typeof entry === "string") names.add(entry);
+    else if ("manifest" in entry) names.add(entry.manifest.name);
+    else if ("plugin" in entry) names.add(entry.plugin.manifest.name);
+    else if ("name" in entry) names.add(entry.name);
+  }
+  return names;
+}
+
+/**
+ * Options for the stack's plugins: the workspace (root, bash switch, scripted bash) and,
+ * for a scripted server, the scenario's `config` (and `subagentConfig` for children),
+ * each only for plugins the stack has.
+ */
+function stackConfig(stack: StackInput, workspace: Record<string, unknown>, scenario: ScenarioV1 | undefined, children = false): ConfigMap[] {
+  const names = pluginNames(stack);
+  const only = (map: ConfigMap | undefined): ConfigMap => Object.fromEntries(Object.entries(map ?? {}).filter(([name]) => names.has(name)));
+  const layers: ConfigMap[] = [only(scenario?.config as ConfigMap | undefined)];
+  if (children) layers.push(only(scenario?.subagentConfig as ConfigMap | undefined));
+  layers.push(only({ workspace }));
+  return layers;
+}

@@ -1,0 +1,112 @@
+import { isIP } from "node:net";
+import { KeelError } from "../../kernel/errors.js";
+import { ApiKeys } from "../../plugins/gateway/auth.js";
+import { parseModelSpec, type ModelSpec } from "./model-spec.js";
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = "127.0.0.1";
+export const DEFAULT_DB_URL = "sqlite:./.keel/keel.db";
+export const DEFAULT_MAX_TURNS = 500;
+
+/** Lease timing of the run service (ARCHITECTURE §7); the env overrides exist for lease-expiry tests. */
+export interface LeaseTiming {
+  leaseTtlMs?: number;
+  heartbeatMs?: number;
+  reaperMs?: number;
+}
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+  db: string;
+  redis?: string;
+  stacks: string[];
+  model: ModelSpec;
+  bash: "on" | "off";
+  maxTurns: number;
+  apiKeys: ApiKeys;
+  lease: LeaseTiming;
+}
+
+export interface ServeFlags {
+  port?: string;
+  host?: string;
+  db?: string;
+  redis?: string;
+  stack?: string[];
+  model?: string;
+  bash?: string;
+  "max-turns"?: string;
+}
+
+/**
+ * Flags and environment → options, every problem a `KEEL_ERR_CLI_USAGE` or
+ * `KEEL_ERR_SERVE_CONFIG` (exit 2). Without API keys the server serves one local user
+ * and refuses any host that is not loopback: an open port with no keys would hand the
+ * `bash` tool to the network.
+ */
+export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, cwd: string): ServeOptions {
+  const model = parseModelSpec(flags.model ?? "demo", cwd);
+  const host = flags.host ?? DEFAULT_HOST;
+  const apiKeys = ApiKeys.parse(env.KEEL_API_KEYS);
+  if (apiKeys.size === 0 && !isLoopbackHost(host)) {
+    throw new KeelError(
+      "KEEL_ERR_SERVE_CONFIG",
+      `refusing to bind \`${host}\` without API keys: set KEEL_API_KEYS=key:user[,key2:user2] to serve a non-loopback host, or use --host 127.0.0.1`,
+    );
+  }
+  const bash = flags.bash ?? (model.kind === "demo" || model.kind === "scripted" ? "on" : "off");
+  if (bash !== "on" && bash !== "off") throw new KeelError("KEEL_ERR_CLI_USAGE", `--bash must be \`on\` or \`off\`, got \`${bash}\``);
+  const stacks = [...new Set((flags.stack ?? ["lead"]).flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s !== ""))];
+  if (stacks.length === 0) throw new KeelError("KEEL_ERR_CLI_USAGE", "--stack needs a stack name");
+  const options: ServeOptions = {
+    port: integerFlag("--port", flags.port, DEFAULT_PORT, 0, 65535),
+    host,
+    db: flags.db ?? DEFAULT_DB_URL,
+    stacks,
+    model,
+    bash,
+    maxTurns: integerFlag("--max-turns", flags["max-turns"], DEFAULT_MAX_TURNS, 1, 100_000),
+    apiKeys,
+    lease: leaseTiming(env),
+  };
+  if (flags.redis !== undefined) options.redis = flags.redis;
+  return options;
+}
+
+/** `localhost`, 127.0.0.0/8 and ::1 (also as IPv4-mapped). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  if (h === "localhost") return true;
+  if (isIP(h) === 4) return h.startsWith("127.");
+  if (isIP(h) === 6) return h === "::1" || /^::ffff:127\./.test(h) || h === "0:0:0:0:0:0:0:1";
+  return false;
+}
+
+function integerFlag(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isInteger(value) || value < min || value > max) {
+    throw new KeelError("KEEL_ERR_CLI_USAGE", `${name} must be an integer from ${min} to ${max}, got \`${raw}\``);
+  }
+  return value;
+}
+
+/** `KEEL_LEASE_TTL_MS`, `KEEL_HEARTBEAT_MS`, `KEEL_REAPER_MS`: test-only knobs (small values make lease expiry testable). */
+function leaseTiming(env: NodeJS.ProcessEnv): LeaseTiming {
+  const timing: LeaseTiming = {};
+  const read = (name: string): number | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return undefined;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 10) throw new KeelError("KEEL_ERR_SERVE_CONFIG", `${name} must be an integer number of milliseconds >= 10, got \`${raw}\``);
+    return value;
+  };
+  const ttl = read("KEEL_LEASE_TTL_MS");
+  const heartbeat = read("KEEL_HEARTBEAT_MS");
+  const reaper = read("KEEL_REAPER_MS");
+  if (ttl !== undefined) timing.leaseTtlMs = ttl;
+  if (heartbeat !== undefined) timing.heartbeatMs = heartbeat;
+  if (reaper !== undefined) timing.reaperMs = reaper;
+  return timing;
+}

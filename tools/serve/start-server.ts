@@ -1,0 +1,86 @@
+import { resolve } from "node:path";
+import { RunManager } from "../../kernel/runs/run-manager.js";
+import { createGateway } from "../../plugins/gateway/index.js";
+import { openRunServices } from "./run-services.js";
+import { loadRunModels } from "./run-models.js";
+import { createServeExecutor } from "./serve-executor.js";
+import type { ServeOptions } from "./serve-options.js";
+
+/** Thread workspaces live under the working directory, beside the default database. */
+export const WORKSPACE_ROOT = ".keel/workspaces";
+
+export interface StartedServer {
+  /** `http://HOST:PORT` with the port actually bound (`--port 0` picks a free one). */
+  url: string;
+  /**
+   * Graceful shutdown: the run manager stops admitting, lets running runs finish for up
+   * to 10 s and interrupts the rest (their streams get `end`), then the HTTP server
+   * closes and the store and bridge are closed. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+export interface StartContext {
+  version: string;
+  /** Where background problems are reported (stderr for the CLI). */
+  log(line: string): void;
+  cwd?: string;
+}
+
+/**
+ * Wire a server: store + checkpointer (`--db`), bridge (`--redis` or in memory), the
+ * executor over the served stacks and model, the run manager, and the gateway; then
+ * listen. Anything that cannot work fails here, before the URL is printed.
+ */
+export async function startServer(options: ServeOptions, context: StartContext): Promise<StartedServer> {
+  const cwd = context.cwd ?? process.cwd();
+  const models = await loadRunModels(options.model);
+  const services = await openRunServices({ db: options.db, ...(options.redis !== undefined ? { redis: options.redis } : {}) });
+  let runs: RunManager | undefined;
+  try {
+    const executor = await createServeExecutor({
+      stacks: options.stacks,
+      models,
+      checkpointer: services.checkpointer,
+      store: services.store,
+      workspaceRoot: resolve(cwd, WORKSPACE_ROOT),
+      bash: options.bash,
+      maxTurns: options.maxTurns,
+    });
+    runs = new RunManager({
+      store: services.store,
+      bridge: services.bridge,
+      executor,
+      maxTurns: options.maxTurns,
+      ...options.lease,
+      log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`),
+    });
+    runs.start();
+    const app = await createGateway({
+      deps: { runs, store: services.store, bridge: services.bridge },
+      apiKeys: options.apiKeys,
+      stacks: options.stacks,
+      version: context.version,
+      // Only failures, and on stderr: stdout carries the URL line.
+      logger: { level: "error", stream: process.stderr },
+    });
+    await app.listen({ port: options.port, host: options.host });
+    const address = app.server.address();
+    const port = typeof address === "object" && address ? address.port : options.port;
+    const manager = runs;
+    let closing: Promise<void> | undefined;
+    return {
+      url: `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`,
+      close: () =>
+        (closing ??= (async () => {
+          await manager.shutdown();
+          await app.close();
+          await services.close();
+        })()),
+    };
+  } catch (error) {
+    await runs?.shutdown();
+    await services.close();
+    throw error;
+  }
+}
