@@ -14,7 +14,7 @@ import { createChildRunner } from "../../kernel/loop/children.js";
 import type { ChildAgentResult } from "../../kernel/ports/agents.js";
 import { ScriptedChatModel } from "../../kernel/testing/scripted-model.js";
 import { seedWorkspace, snapshotWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
-import { loadStack } from "../stacks/load-stack.js";
+import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
 import { buildRunReport, withChildren, type RunReport } from "./run-report.js";
 
 /** Scenarios run on a fixed clock with seeded ids, so two runs give the same report apart from durations. */
@@ -106,19 +106,9 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
 
 type ConfigMap = Record<string, Record<string, unknown>>;
 
-function pluginNames(stack: StackInput): Set<string> {
-  const names = new Set<string>();
-  for (const entry of stack.plugins) {
-    if (typeof entry === "string") names.add(entry);
-    else if ("manifest" in entry) names.add(entry.manifest.name);
-    else if ("plugin" in entry) names.add(entry.plugin.manifest.name);
-    else if ("name" in entry) names.add(entry.name);
-  }
-  return names;
-}
 
 function onlyPresent(config: ConfigMap, stack: StackInput): ConfigMap {
-  const names = pluginNames(stack);
+  const names = stackPluginNames(stack);
   return Object.fromEntries(Object.entries(config).filter(([name]) => names.has(name)));
 }
 
@@ -128,7 +118,7 @@ function onlyPresent(config: ConfigMap, stack: StackInput): ConfigMap {
  * `config` is passed through whole to the stack that holds none of the run's plugins.
  */
 function configLayers(scenario: ScenarioV1, stacks: StackInput[]) {
-  const known = new Set(stacks.flatMap((s) => [...pluginNames(s)]));
+  const known = new Set(stacks.flatMap((s) => [...stackPluginNames(s)]));
   const unknown = (map: ConfigMap | undefined) => Object.fromEntries(Object.entries(map ?? {}).filter(([name]) => !known.has(name)));
   const strayConfig = { ...unknown(scenario.config), ...unknown(scenario.subagentConfig) };
   return {

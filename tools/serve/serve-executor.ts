@@ -12,7 +12,7 @@ import { createRuntimeExecutor, type RuntimeExecutor } from "../../kernel/runs/r
 import type { RunStore } from "../../kernel/runs/types.js";
 import { publicValues } from "../../plugins/gateway/index.js";
 import { seedWorkspace, snapshotWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
-import { loadStack } from "../stacks/load-stack.js";
+import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
 import type { RunModels } from "./run-models.js";
 
 export interface ServeExecutorOptions {
@@ -125,16 +125,6 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
   }
 }
 
-function pluginNames(stack: StackInput): Set<string> {
-  const names = new Set<string>();
-  for (const entry of stack.plugins) {
-    if (typeof entry === "string") names.add(entry);
-    else if ("manifest" in entry) names.add(entry.manifest.name);
-    else if ("plugin" in entry) names.add(entry.plugin.manifest.name);
-    else if ("name" in entry) names.add(entry.name);
-  }
-  return names;
-}
 
 /**
  * Options for the stack's plugins: the workspace (root, bash switch, scripted bash) and,
@@ -142,7 +132,7 @@ function pluginNames(stack: StackInput): Set<string> {
  * each only for plugins the stack has.
  */
 function stackConfig(stack: StackInput, workspace: Record<string, unknown>, scenario: ScenarioV1 | undefined, children = false): ConfigMap[] {
-  const names = pluginNames(stack);
+  const names = stackPluginNames(stack);
   const only = (map: ConfigMap | undefined): ConfigMap => Object.fromEntries(Object.entries(map ?? {}).filter(([name]) => names.has(name)));
   const layers: ConfigMap[] = [only(scenario?.config as ConfigMap | undefined)];
   if (children) layers.push(only(scenario?.subagentConfig as ConfigMap | undefined));

@@ -119,3 +119,15 @@ export async function loadStack(
   }
   return { stack: await resolveStack(stack, baseDir, extra), plugins: [...BUILTIN_PLUGINS, ...extra], source, baseDir };
 }
+
+/** Names of the plugins a stack lists (names, `{ name }`, plugin instances, `{ plugin }`). */
+export function stackPluginNames(stack: StackInput): Set<string> {
+  const names = new Set<string>();
+  for (const entry of stack.plugins) {
+    if (typeof entry === "string") names.add(entry);
+    else if ("manifest" in entry) names.add(entry.manifest.name);
+    else if ("plugin" in entry) names.add(entry.plugin.manifest.name);
+    else if ("name" in entry) names.add(entry.name);
+  }
+  return names;
+}
