@@ -46,4 +46,6 @@ export interface RunDeps {
   threadId: string;
   signal: AbortSignal;
   port<T>(name: string): T;
+  /** Stream model tokens as `messages` events (the model is called with `stream`). */
+  streamTokens: boolean;
 }

@@ -2,6 +2,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import type { KeelTool, ModelHandler } from "../plugin/types.js";
 import { ensureMessageId, setKeelMeta } from "./message-meta.js";
+import { TokenStreamer } from "./token-stream.js";
 import { normalizeFinish, normalizeUsage } from "./normalize.js";
 import type { RunDeps } from "./loop-state.js";
 
@@ -55,14 +56,30 @@ export function normalizeResponse(output: BaseMessage, id: string): AIMessage {
   return message;
 }
 
+/** Call the model streaming, emitting `messages` events; the concatenated chunks are the answer. */
+async function streamModel(model: ReturnType<typeof bindTools>, messages: BaseMessage[], deps: RunDeps, turn: number, id: string): Promise<BaseMessage> {
+  const streamer = new TokenStreamer((data) => void deps.scope.emit("messages", data), { langgraph_node: "agent", agent: deps.agent, turn }, id);
+  let whole: AIMessageChunk | undefined;
+  for await (const chunk of await model.stream(messages, { signal: deps.signal })) {
+    const piece = chunk as AIMessageChunk;
+    whole = whole ? whole.concat(piece) : piece;
+    streamer.push(piece);
+  }
+  streamer.flush();
+  if (!whole) throw new Error("the model stream ended without a message");
+  return whole;
+}
+
 /** The innermost model handler: records the request as sent, calls the model, journals the attempt. */
 export function modelInvoker(deps: RunDeps, turn: number): ModelHandler {
   return async (request) => {
     deps.scope.recordModelRequest({ agent: deps.agent, turn, messages: [...request.messages], tools: request.tools.map((t) => t.name) });
     const started = performance.now();
     try {
-      const output = await bindTools(deps.model, request.tools).invoke(request.messages, { signal: deps.signal });
-      const message = normalizeResponse(output as BaseMessage, `${deps.scope.runId}:${deps.agent}:${turn}`);
+      const id = `${deps.scope.runId}:${deps.agent}:${turn}`;
+      const model = bindTools(deps.model, request.tools);
+      const output = deps.streamTokens ? await streamModel(model, request.messages, deps, turn, id) : await model.invoke(request.messages, { signal: deps.signal });
+      const message = normalizeResponse(output as BaseMessage, id);
       deps.scope.journal({
         agent: deps.agent,
         turn,

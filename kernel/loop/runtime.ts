@@ -50,6 +50,8 @@ export interface RunOptions {
   /** Share a parent's scope (clock, event and journal sequences) with a child run. */
   scope?: RunScope;
   maxTurns?: number;
+  /** Stream model tokens as `messages` events (default false; the run service turns it on when a client asked for them). */
+  streamTokens?: boolean;
   /**
    * The checkpointer's thread for this run (default `threadId`). A child runs under its
    * parent's `threadId` (its tools see the parent's workspace) in its own checkpoint thread.
@@ -156,6 +158,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       threadId: opts.threadId,
       signal,
       port,
+      streamTokens: opts.streamTokens === true,
     });
     const checkpointThread = opts.checkpointThreadId ?? opts.threadId;
     const config = { configurable: { thread_id: checkpointThread }, recursionLimit: 2 * maxTurns + 10, signal };

@@ -81,7 +81,15 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeE
       live.set(run.runId, { scope, children });
       let result;
       try {
-        result = await runtime.run({ threadId: run.threadId, runId: run.runId, input, signal: io.signal, scope, ...(maxTurns !== undefined ? { maxTurns } : {}) });
+        result = await runtime.run({
+          threadId: run.threadId,
+          runId: run.runId,
+          input,
+          signal: io.signal,
+          scope,
+          streamTokens: wantsTokens(run.request.streamMode),
+          ...(maxTurns !== undefined ? { maxTurns } : {}),
+        });
       } finally {
         live.delete(run.runId);
       }
@@ -144,4 +152,9 @@ function allOrNothing(parts: StagedRollback[]): RollbackPoint {
     },
     release: async () => void (await Promise.all(parts.map((p) => p.release()))),
   };
+}
+
+/** Token deltas are streamed only when the client asked for `messages` / `messages-tuple` by name. */
+function wantsTokens(modes: readonly string[] | undefined): boolean {
+  return modes !== undefined && (modes.includes("messages") || modes.includes("messages-tuple"));
 }

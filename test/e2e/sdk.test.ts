@@ -45,6 +45,19 @@ describe("keel serve with @langchain/langgraph-sdk", () => {
     expect(assistants[0]).toMatchObject({ graph_id: "lead", name: "lead" });
   });
 
+  it("streams model tokens as messages-tuple events when asked", async () => {
+    const thread = await alice.threads.create();
+    const parts: { event: string; data: unknown }[] = [];
+    for await (const part of alice.runs.stream(thread.thread_id, "lead", { input: { messages: [{ role: "user", content: "Write a note." }] }, streamMode: "messages-tuple" })) {
+      parts.push(part as { event: string; data: unknown });
+    }
+    const tuples = parts.filter((p) => p.event === "messages").map((p) => p.data as [Record<string, unknown>, Record<string, unknown>]);
+    expect(tuples.length).toBeGreaterThan(0);
+    expect(tuples[0]![0]).toMatchObject({ type: "AIMessageChunk" });
+    expect(tuples[0]![1]).toMatchObject({ langgraph_node: "agent", agent: "lead", turn: 1 });
+    expect(parts.some((p) => p.event === "values" || p.event === "custom")).toBe(false);
+  });
+
   it("creates a thread, streams a run, rejoins it with lastEventId, waits, reads state and runs", async () => {
     const thread = await alice.threads.create({ metadata: { case: "sdk" } });
     expect(thread.thread_id).toBeTruthy();
