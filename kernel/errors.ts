@@ -105,6 +105,10 @@ export const ERRORS = {
     description: "The run was cancelled through its AbortSignal.",
     solve: "Nothing to fix; start a new run if the work is still needed.",
   },
+  KEEL_ERR_RUN_MODEL_NOT_ALLOWED: {
+    description: "A run request named a model (`config.configurable.model` or `context.model`) that is not on the server's allowlist.",
+    solve: "Name one of the models the server lists, or leave the model out to use the server's default.",
+  },
   KEEL_ERR_RUN_CONFLICT: {
     description: "A run was requested on a thread that already has a pending or running run, with the multitask strategy `reject` (HTTP 409).",
     solve: "Wait for the active run (`join`), cancel it, or use the strategy `interrupt`, `rollback` or `enqueue`.",

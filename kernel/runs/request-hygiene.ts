@@ -27,6 +27,8 @@ import type { RunRequest } from "./types.js";
 export interface HygieneLimits {
   /** The server maximum for a run's turn budget. */
   maxTurns: number;
+  /** Models a request may name; absent: any. */
+  allowedModels?: readonly string[];
 }
 
 const EVIDENCE_KEYS = new Set(["receipts", "receiptRun", "receiptVerdict", "receipt_verdict", "acceptanceVerdict", "acceptance_verdict", "bashRuns", "bash_runs"]);
@@ -55,7 +57,23 @@ export function sanitizeRunRequest(request: RunRequest, limits: HygieneLimits): 
   if (copy.onDisconnect === "cancel" || copy.onDisconnect === "continue") out.onDisconnect = copy.onDisconnect;
   const maxTurns = clampTurns(copy.maxTurns, limits.maxTurns);
   if (maxTurns !== undefined) out.maxTurns = maxTurns;
+  checkRequestedModel(out, limits.allowedModels);
   return out;
+}
+
+/** A requested model must be on the server's allowlist (`config.configurable.model` or `context.model`). */
+function checkRequestedModel(request: RunRequest, allowed: readonly string[] | undefined): void {
+  if (!allowed) return;
+  const candidates: Array<[string, unknown]> = [
+    ["/config/configurable/model", (request.config?.configurable as Record<string, unknown> | undefined)?.model],
+    ["/context/model", request.context?.model],
+  ];
+  for (const [pointer, model] of candidates) {
+    if (model === undefined) continue;
+    if (typeof model !== "string" || !allowed.includes(model)) {
+      throw new KeelError("KEEL_ERR_RUN_MODEL_NOT_ALLOWED", `model \`${String(model)}\` is not served here; allowed: ${allowed.join(", ")}`, { pointer });
+    }
+  }
 }
 
 function jsonCopy(request: RunRequest): Partial<Record<keyof RunRequest, unknown>> {

@@ -25,6 +25,8 @@ export interface RunManagerOptions {
   maxTurns?: number;
   /** Pending + running runs one user may have across threads. Default 8. */
   maxActiveRunsPerUser?: number;
+  /** Models a request may name (`config.configurable.model` or `context.model`). Default: any. */
+  allowedModels?: readonly string[];
   /** Journal entries buffered before a write to the store. Default 64. */
   journalBatchSize?: number;
   /** Time for leases, records and journal entries. Default: the system clock. */
@@ -43,6 +45,7 @@ export interface ResolvedOptions {
   shutdownGraceMs: number;
   maxTurns: number;
   maxActiveRunsPerUser: number;
+  allowedModels?: readonly string[];
   journalBatchSize: number;
   clock: Clock;
   newRunId: () => string;
@@ -63,6 +66,7 @@ export function resolveOptions(options: RunManagerOptions): ResolvedOptions {
     shutdownGraceMs: options.shutdownGraceMs ?? 10_000,
     maxTurns: options.maxTurns ?? 500,
     maxActiveRunsPerUser: options.maxActiveRunsPerUser ?? 8,
+    ...(options.allowedModels ? { allowedModels: options.allowedModels } : {}),
     journalBatchSize: options.journalBatchSize ?? 64,
     clock: options.clock ?? systemClock,
     newRunId: options.newRunId ?? randomUUID,

@@ -134,7 +134,10 @@ export class RunManager {
     this.assertAdmitting();
     const strategy = options.strategy ?? "reject";
     await ownedThread(this.ctx.store, threadId, options.user);
-    const clean = sanitizeRunRequest(request, { maxTurns: this.options.maxTurns });
+    const clean = sanitizeRunRequest(request, {
+      maxTurns: this.options.maxTurns,
+      ...(this.options.allowedModels ? { allowedModels: this.options.allowedModels } : {}),
+    });
     const replaces = strategy === "interrupt" || strategy === "rollback";
     const before = replaces ? await this.ctx.store.activeRuns(threadId) : [];
     await assertUnderRunLimit(this.ctx.store, options.user, this.options.maxActiveRunsPerUser, before.length);

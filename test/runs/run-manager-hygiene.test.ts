@@ -109,3 +109,21 @@ describe("runtime input", () => {
     expect(() => toRuntimeInput({ messages: [{ role: "tool", content: "x" }] })).toThrow(expect.objectContaining({ pointer: "/input/messages/0/tool_call_id" }));
   });
 });
+
+describe("model allowlist", () => {
+  const allowed = { maxTurns: 100, allowedModels: ["openai:gpt-x", "gpt-x"] };
+
+  it("accepts a request that names an allowed model, or none", () => {
+    expect(sanitizeRunRequest({ assistantId: "lead", input: "hi", config: { configurable: { model: "gpt-x" } } }, allowed).config).toEqual({ configurable: { model: "gpt-x" } });
+    expect(sanitizeRunRequest({ assistantId: "lead", input: "hi" }, allowed).assistantId).toBe("lead");
+  });
+
+  it("refuses any other model with a coded error and the pointer of the field", () => {
+    expect(() => sanitizeRunRequest({ assistantId: "lead", input: "hi", config: { configurable: { model: "gpt-expensive" } } }, allowed)).toThrow(
+      expect.objectContaining({ code: "KEEL_ERR_RUN_MODEL_NOT_ALLOWED", pointer: "/config/configurable/model" }),
+    );
+    expect(() => sanitizeRunRequest({ assistantId: "lead", input: "hi", context: { model: 42 } }, allowed)).toThrow(expect.objectContaining({ pointer: "/context/model" }));
+    // Without an allowlist every model passes.
+    expect(sanitizeRunRequest({ assistantId: "lead", input: "hi", context: { model: "anything" } }, { maxTurns: 100 }).context).toEqual({ model: "anything" });
+  });
+});

@@ -27,3 +27,15 @@ export function parseModelSpec(spec: string, cwd: string): ModelSpec {
       throw new KeelError("KEEL_ERR_CLI_USAGE", `--model \`${spec}\` is not one of demo, scripted:FILE, openai:MODEL, anthropic:MODEL`);
   }
 }
+
+/** The names a run request may use for the served model (request hygiene's allowlist). */
+export function allowedModelNames(spec: ModelSpec): string[] {
+  switch (spec.kind) {
+    case "demo":
+      return ["demo"];
+    case "scripted":
+      return ["scripted", `scripted:${spec.file}`];
+    default:
+      return [spec.model, `${spec.kind}:${spec.model}`];
+  }
+}

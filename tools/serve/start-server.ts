@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { allowedModelNames } from "./model-spec.js";
 import { RunManager } from "../../kernel/runs/run-manager.js";
 import { createGateway } from "../../plugins/gateway/index.js";
 import { openRunServices } from "./run-services.js";
@@ -52,6 +53,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       bridge: services.bridge,
       executor,
       maxTurns: options.maxTurns,
+      allowedModels: allowedModelNames(options.model),
       ...options.lease,
       log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`),
     });
