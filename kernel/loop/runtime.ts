@@ -94,7 +94,8 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
   const checkpointer = options.checkpointer ?? new MemorySaver();
   const clock = options.clock ?? systemClock;
 
-  const channelSpec: Record<string, any> = {}; // eslint-disable-line @typescript-eslint/no-explicit-any -- built from the composition at run time
+  // Built from the composition at run time, so LangGraph's static state typing cannot follow it.
+  const channelSpec: Record<string, any> = {};
   for (const [name, channel] of composition.channels) {
     if (PSEUDO_CHANNELS.has(name)) continue;
     channelSpec[name] = Annotation<unknown>({ reducer: (a: unknown, b: unknown) => reduceChannel(channel.reducer, a, b), default: () => initialValue(channel.reducer) });
@@ -102,7 +103,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
   channelSpec[LOOP_KEY] = Annotation<LoopState | null>({ reducer: (_a: unknown, b: unknown) => b as LoopState, default: () => null });
   const State = Annotation.Root(channelSpec);
 
-  const node = (step: (deps: RunDeps, loop: LoopState, local: LocalState) => Promise<void>) => async (state: Record<string, unknown>) => {
+  const node = (name: "agent" | "tools", step: (deps: RunDeps, loop: LoopState, local: LocalState) => Promise<void>) => async (state: Record<string, unknown>) => {
     const loop = { ...(state[LOOP_KEY] as LoopState) };
     const deps = runs.get(loop.runKey);
     if (!deps) throw new Error(`no live run for ${loop.runKey}`);
@@ -117,7 +118,8 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       deps.scope.emit("error", { agent: deps.agent, type: loop.error.type, message: loop.error.message });
       deps.scope.journal({ agent: deps.agent, turn: loop.turn, kind: "lifecycle", name: "fault", status: loop.error.type, durationMs: 0 });
     }
-    deps.scope.emit("updates", { agent: deps.agent, turn: loop.turn, route: loop.route });
+    // LangGraph's `updates` shape: keyed by the node that ran.
+    deps.scope.emit("updates", { [name]: { agent: deps.agent, turn: loop.turn, route: loop.route } });
     return { ...local.changes(), [LOOP_KEY]: loop };
   };
   const route = (state: Record<string, unknown>) => {
@@ -125,8 +127,8 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     return next === "end" ? END : next;
   };
   const graph = new StateGraph(State)
-    .addNode("agent", node(agentStep) as never)
-    .addNode("tools", node(toolsStep) as never)
+    .addNode("agent", node("agent", agentStep) as never)
+    .addNode("tools", node("tools", toolsStep) as never)
     .addEdge(START, "agent" as never)
     .addConditionalEdges("agent" as never, route as never, ["agent", "tools", END] as never)
     .addConditionalEdges("tools" as never, route as never, ["agent", END] as never)
