@@ -6,13 +6,11 @@ import type { KeelTool } from "../plugin/types.js";
 /**
  * Ports used by delegation (plugins `subagents` and `batch-leasing`). The `agents` port is
  * supplied by the host (createAgentRuntime option `ports`), since only the host knows how to
- * build a child's model and stack; `lease-keeper`, `receipts` and `acceptance` are provided
- * by the plugins of those names, so a delegating plugin never imports them.
+ * build a child's model and stack; `lease-keeper` is provided by the batch-leasing plugin, so a
+ * delegating plugin never imports it. The evidence ports are in ./evidence.ts.
  */
 export const AGENTS_PORT = "agents";
 export const LEASE_KEEPER_PORT = "lease-keeper";
-export const RECEIPTS_PORT = "receipts";
-export const ACCEPTANCE_PORT = "acceptance";
 
 /** One finished step of a child (a model call answered, a tool call done): its heartbeat. */
 export interface ChildStep {
@@ -93,43 +91,4 @@ export interface LeaseKeeperPort {
   readonly ttlMs: number;
 }
 
-/** receipt-verdict@1 as the receipts port returns it. */
-export interface CitationVerdict {
-  source: "receipt_citations";
-  citationResolved: boolean;
-  cited: string[];
-  resolved: string[];
-  failed: Array<{ id: string; reason: string }>;
-  unknown: string[];
-  noCitationClaims: boolean;
-}
-
-/** Citation checks of a finished agent's report, provided by the receipts plugin. */
-export interface ReceiptsPort {
-  /** The receipts `message` was shown (its `keel.receiptIds`; the whole run's when unstamped), from a run's final values. */
-  shownReceipts(values: Readonly<Record<string, unknown>>, message: BaseMessage | undefined): unknown[];
-  checkCitations(reportText: string, ledger: readonly unknown[]): CitationVerdict;
-  renderCitationSummary(verdict: CitationVerdict): string;
-}
-
-/** acceptance-verdict@1 as the acceptance port returns it. */
-export interface AcceptanceVerdict {
-  source: "acceptance_checklist";
-  leaves: Array<{ criterion: string; family: string; checked: boolean; holds: boolean; detail: string }>;
-  unchecked: string[];
-  allHold: boolean;
-}
-
-/** Deterministic acceptance checks, provided by the acceptance plugin (with its options). */
-export interface AcceptancePort {
-  /** Trimmed, tag-neutralized, bounded criteria, and a line per dropped or changed one. */
-  normalize(raw: unknown): { criteria: string[]; problems: string[] };
-  /** Check criteria against a finished run's values (`bashRuns`, `messages`) in the thread's workspace. */
-  evaluate(
-    criteria: readonly string[],
-    values: Readonly<Record<string, unknown>>,
-    ctx: { threadId: string; port<T>(name: string): T },
-  ): Promise<AcceptanceVerdict>;
-  renderChecklist(verdict: AcceptanceVerdict): string;
-  renderLedgerSummary(verdict: AcceptanceVerdict): string;
-}
+export { RECEIPTS_PORT, ACCEPTANCE_PORT, type ReceiptsPort, type AcceptancePort, type CitationVerdict, type AcceptanceVerdict } from "./evidence.js";
