@@ -1,10 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { packageRoot } from "../../../kernel/package-root.js";
 import { renderErrorsTable } from "../../docs/errors-table.js";
 import { renderStacksDoc } from "../../docs/stacks-doc.js";
-import { parseBuildArgs } from "../args.js";
-import { EXIT_FAILED, EXIT_OK, failUsage, type CommandIO } from "../io.js";
+import { runBuildCommand } from "../build-command.js";
+import type { CommandIO } from "../io.js";
 
 export interface GeneratedDoc {
   /** Path relative to the package root, POSIX separators. */
@@ -42,34 +41,14 @@ export function checkDocs(root: string, docs: readonly GeneratedDoc[] = GENERATE
   return drift;
 }
 
-const USAGE = "usage: keel docs build [--check]";
-
 /** `keel docs build [--check]`: write the generated documents, or report drift. */
 export async function docsCommand(args: string[], io: CommandIO): Promise<number> {
-  let check: boolean;
-  try {
-    ({ check } = parseBuildArgs(args, USAGE));
-  } catch (error) {
-    return failUsage(io, false, error);
-  }
-
-  const root = packageRoot();
-  if (!check) {
-    const written = writeDocs(root);
-    io.out(`wrote ${written.join(", ")}`);
-    return EXIT_OK;
-  }
-  const drift = checkDocs(root);
-  if (drift.length === 0) {
-    io.out("generated docs are up to date");
-    return EXIT_OK;
-  }
-  io.err(
-    [
-      `KEEL_ERR_DOCS_DRIFT: generated docs differ from the code (${drift.length} file${drift.length === 1 ? "" : "s"}):`,
-      ...drift.map((d) => `  ${d.problem}: ${d.path}`),
-      "run `npx keel docs build` and commit the result",
-    ].join("\n"),
-  );
-  return EXIT_FAILED;
+  return runBuildCommand(args, io, {
+    usage: "usage: keel docs build [--check]",
+    write: (root) => `wrote ${writeDocs(root).join(", ")}`,
+    check: checkDocs,
+    upToDate: "generated docs are up to date",
+    driftHeadline: "KEEL_ERR_DOCS_DRIFT: generated docs differ from the code",
+    rebuild: "npx keel docs build",
+  });
 }
