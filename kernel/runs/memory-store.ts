@@ -8,7 +8,8 @@ import { isDeepStrictEqual } from "node:util";
 import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
 import { KeelError } from "../errors.js";
 import type { StatusV2Payload } from "../loop/status.js";
-import type { AdmissionResult, JournalEntry, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "./types.js";
+import { replacesActive, runLimitError } from "./admission.js";
+import type { AdmissionLimits, AdmissionResult, JournalEntry, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "./types.js";
 
 /** A stored run plus its admission order, the tie-break when two runs share `createdAt`. */
 interface StoredRun {
@@ -85,7 +86,7 @@ export class MemoryRunStore implements RunStore {
     return this.threads.delete(threadId);
   }
 
-  async admitRun(run: RunRecord): Promise<AdmissionResult> {
+  async admitRun(run: RunRecord, limits: AdmissionLimits = {}): Promise<AdmissionResult> {
     if (!this.threads.has(run.threadId)) {
       throw new KeelError("KEEL_ERR_STORE_THREAD_NOT_FOUND", `thread \`${run.threadId}\` does not exist`);
     }
@@ -96,6 +97,12 @@ export class MemoryRunStore implements RunStore {
     if (run.multitaskStrategy === "reject" && active.length > 0) {
       const blocking = active.find((r) => r.status === "running") ?? active[0]!;
       return { ok: false, active: jsonCopy(blocking) };
+    }
+    if (limits.maxActivePerUser !== undefined) {
+      const counted = [...this.runs.values()].filter(
+        ({ record }) => record.user === run.user && (record.status === "pending" || record.status === "running") && !(replacesActive(run) && record.threadId === run.threadId),
+      ).length;
+      if (counted >= limits.maxActivePerUser) throw runLimitError(run.user, counted, limits.maxActivePerUser);
     }
     const { owner: _owner, leaseExpiresAt: _lease, outcome: _outcome, ...rest } = jsonCopy(run);
     const record: RunRecord = { ...rest, status: "pending" };

@@ -7,7 +7,7 @@
  * See kernel/runs/README.md for the full contract.
  */
 import { KeelError } from "../errors.js";
-import { assertUnderRunLimit, newRunRecord, ownedThread } from "./admission.js";
+import { newRunRecord, ownedThread } from "./admission.js";
 import { RunCancellation, type CancelAction } from "./cancellation.js";
 import { joinRun } from "./join-run.js";
 import { LeaseReaper } from "./lease-reaper.js";
@@ -140,12 +140,12 @@ export class RunManager {
     });
     const replaces = strategy === "interrupt" || strategy === "rollback";
     const before = replaces ? await this.ctx.store.activeRuns(threadId) : [];
-    await assertUnderRunLimit(this.ctx.store, options.user, this.options.maxActiveRunsPerUser, before.length);
     if (strategy === "rollback") await this.cancellation.assertRollbackPossible(before);
     this.assertAdmitting();
 
     const record = newRunRecord({ runId: this.options.newRunId(), threadId, user: options.user, request: clean, strategy, clock: this.ctx.clock });
-    const admission = await this.ctx.store.admitRun(record);
+    // The per-user limit is counted inside the admission transaction, so a burst cannot overshoot it.
+    const admission = await this.ctx.store.admitRun(record, { maxActivePerUser: this.options.maxActiveRunsPerUser });
     if (!admission.ok) {
       // Only pending runs block: a queue left behind (e.g. by a shutdown) gets started.
       if (admission.active.status === "pending") void this.startNext(threadId);

@@ -62,6 +62,16 @@ export type AdmissionResult =
   /** Refused under `reject` because `active` is pending or running (the running run if any, else the oldest pending). */
   | { ok: false; active: RunRecord };
 
+/** Checked inside the admission transaction, so concurrent admissions cannot overshoot. */
+export interface AdmissionLimits {
+  /**
+   * Pending + running runs `run.user` may have across threads; admitting one more throws
+   * KEEL_ERR_RUN_LIMIT. Under interrupt/rollback the thread's active runs, which the new
+   * run replaces, do not count.
+   */
+  maxActivePerUser?: number;
+}
+
 export interface RunStore {
   /** Create or migrate the schema. */
   init(): Promise<void>;
@@ -83,7 +93,7 @@ export interface RunStore {
    * inserts `run` as `pending`. Persisted before it is visible; on failure nothing is.
    * Throws `KEEL_ERR_STORE_THREAD_NOT_FOUND` for an unknown thread.
    */
-  admitRun(run: RunRecord): Promise<AdmissionResult>;
+  admitRun(run: RunRecord, limits?: AdmissionLimits): Promise<AdmissionResult>;
   getRun(runId: string): Promise<RunRecord | null>;
   /** Newest first. */
   listRuns(threadId: string, options: { limit: number; offset: number; status?: RunRecordStatus }): Promise<RunRecord[]>;

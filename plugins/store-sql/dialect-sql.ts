@@ -35,6 +35,16 @@ export async function lockThreadForAdmission(em: SqlEntityManager, dialect: Dial
 }
 
 /**
+ * Serializes admissions of one user across threads (the per-user active-run limit is
+ * counted inside the transaction). PostgreSQL: a transaction-scoped advisory lock on the
+ * user's name. SQLite: the admission already holds the database's single write lock.
+ */
+export async function lockUserForAdmission(em: SqlEntityManager, dialect: Dialect, user: string): Promise<void> {
+  if (dialect !== "postgres") return;
+  await em.execute("select pg_advisory_xact_lock(hashtext(?))", [`keel-user:${user}`], "all");
+}
+
+/**
  * A WHERE fragment (with its parameters) matching threads whose metadata holds `value`
  * under the top-level `key`, compared as JSON. `alias` is the threads table's alias.
  *

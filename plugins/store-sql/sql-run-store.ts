@@ -9,9 +9,10 @@ import type { SqlEntityManager } from "@mikro-orm/sqlite";
 import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
 import { KeelError } from "../../kernel/errors.js";
 import type { StatusV2Payload } from "../../kernel/loop/status.js";
-import type { AdmissionResult, JournalEntry, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "../../kernel/runs/types.js";
+import { replacesActive, runLimitError } from "../../kernel/runs/admission.js";
+import type { AdmissionLimits, AdmissionResult, JournalEntry, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "../../kernel/runs/types.js";
 import { JOURNAL_TABLE, JournalEntity, REPORTS_TABLE, ReportEntity, RUNS_TABLE, RunEntity, ThreadEntity, type RunRow } from "./entities.js";
-import { lockThreadForAdmission, metadataEquals, type Dialect } from "./dialect-sql.js";
+import { lockThreadForAdmission, lockUserForAdmission, metadataEquals, type Dialect } from "./dialect-sql.js";
 import { migrateSchema } from "./migrate-schema.js";
 import { openOrm, type StoreOrm } from "./open-orm.js";
 import { admittedRunRow, rowToRun, rowToThread, threadToRow } from "./records.js";
@@ -91,7 +92,7 @@ export class SqlRunStore implements RunStore {
     });
   }
 
-  async admitRun(run: RunRecord): Promise<AdmissionResult> {
+  async admitRun(run: RunRecord, limits: AdmissionLimits = {}): Promise<AdmissionResult> {
     try {
       return await this.em().transactional(async (em) => {
         if (!(await lockThreadForAdmission(em, this.dialect, run.threadId))) {
@@ -100,6 +101,12 @@ export class SqlRunStore implements RunStore {
         const active = (await em.find(RunEntity, { threadId: run.threadId, status: activeStatuses() }, { orderBy: oldestFirst() })).map(rowToRun);
         if (run.multitaskStrategy === "reject" && active.length > 0) {
           return { ok: false, active: active.find((r) => r.status === "running") ?? active[0]! };
+        }
+        if (limits.maxActivePerUser !== undefined) {
+          await lockUserForAdmission(em, this.dialect, run.user);
+          const where = { userId: run.user, status: activeStatuses(), ...(replacesActive(run) ? { threadId: { $ne: run.threadId } } : {}) };
+          const counted = await em.count(RunEntity, where);
+          if (counted >= limits.maxActivePerUser) throw runLimitError(run.user, counted, limits.maxActivePerUser);
         }
         const row = admittedRunRow(run);
         await em.insert(RunEntity, row);

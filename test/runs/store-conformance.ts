@@ -442,6 +442,33 @@ export function describeRunStoreConformance(name: string, makeStore: () => Promi
         expect(await store.listRuns(thread.threadId, { limit: 100, offset: 0 })).toEqual([winner]);
       });
 
+      it("limits a user's active runs across threads inside admission; the runs an interrupt replaces do not count", async () => {
+        const user = `u-${randomUUID()}`;
+        const [a, b, c] = await Promise.all([0, 1, 2].map(() => store.createThread(makeThread({ owner: user }))));
+        const limit = { maxActivePerUser: 2 };
+        expect((await store.admitRun(makeRun(a!.threadId, "reject", T0, { user }), limit)).ok).toBe(true);
+        expect((await store.admitRun(makeRun(b!.threadId, "reject", T0 + 1, { user }), limit)).ok).toBe(true);
+        await expect(store.admitRun(makeRun(c!.threadId, "reject", T0 + 2, { user }), limit)).rejects.toMatchObject({ code: "KEEL_ERR_RUN_LIMIT" });
+        expect(await store.activeRuns(c!.threadId)).toEqual([]);
+        expect((await store.admitRun(makeRun(a!.threadId, "interrupt", T0 + 3, { user }), limit)).ok).toBe(true);
+        await expect(store.admitRun(makeRun(a!.threadId, "enqueue", T0 + 4, { user }), limit)).rejects.toMatchObject({ code: "KEEL_ERR_RUN_LIMIT" });
+        // Another user is not affected, and without a limit nothing is counted.
+        const other = await store.createThread(makeThread());
+        expect((await store.admitRun(makeRun(other.threadId, "reject", T0 + 5, { user: "someone-else" }), limit)).ok).toBe(true);
+        expect((await store.admitRun(makeRun(c!.threadId, "reject", T0 + 6, { user }))).ok).toBe(true);
+      });
+
+      it("admits exactly the limit of 20 concurrent runs of one user on different threads", async () => {
+        const user = `u-${randomUUID()}`;
+        const threads = await Promise.all(Array.from({ length: 20 }, () => store.createThread(makeThread({ owner: user }))));
+        const all = workers();
+        const results = await Promise.allSettled(
+          threads.map((t, i) => all[i % all.length]!.admitRun(makeRun(t.threadId, "reject", T0 + i, { user }), { maxActivePerUser: 5 })),
+        );
+        expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(5);
+        for (const r of results.filter((x) => x.status === "rejected")) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: "KEEL_ERR_RUN_LIMIT" });
+      });
+
       it("lets exactly one of 20 concurrent claims on one thread win", async () => {
         const { thread } = await threadWithRuns(3);
         const all = workers();
