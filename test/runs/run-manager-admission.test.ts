@@ -1,17 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isKeelError } from "../../kernel/errors.js";
 import type { RunManager } from "../../kernel/runs/run-manager.js";
-import { request, setup, storeWith, until, type Setup } from "./run-manager-harness.js";
+import { managedSetups, request, storeWith, until, type Setup } from "./run-manager-harness.js";
 
-const managers: RunManager[] = [];
-async function started(options: Parameters<typeof setup>[0] = {}): Promise<Setup> {
-  const s = await setup(options);
-  managers.push(s.manager);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.shutdown()));
-});
+const { started, managers } = managedSetups();
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {

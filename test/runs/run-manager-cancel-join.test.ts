@@ -1,18 +1,9 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { isKeelError } from "../../kernel/errors.js";
-import type { RunManager } from "../../kernel/runs/run-manager.js";
 import { installSignalHandlers } from "../../kernel/runs/signal-handlers.js";
-import { eventNames, eventsOf, request, setup, until, type Setup } from "./run-manager-harness.js";
+import { managedSetups, eventNames, eventsOf, request, setup, until } from "./run-manager-harness.js";
 
-const managers: RunManager[] = [];
-async function started(options: Parameters<typeof setup>[0] = {}): Promise<Setup> {
-  const s = await setup(options);
-  managers.push(s.manager);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.shutdown()));
-});
+const { started, managers } = managedSetups();
 
 /** Settles the promise into an observable state without awaiting it. */
 function track<T>(promise: Promise<T>) {

@@ -3,6 +3,7 @@
  * whose runs finish when the test says so, a manual clock, and condition waits (never
  * sleeps-and-hope).
  */
+import { afterEach } from "vitest";
 import type { ExecutionIO, ExecutionResult, RollbackPoint, RunExecutor } from "../../kernel/runs/executor.js";
 import { MemoryStreamBridge, type MemoryStreamBridgeOptions } from "../../kernel/runs/memory-bridge.js";
 import { MemoryRunStore } from "../../kernel/runs/memory-store.js";
@@ -161,4 +162,21 @@ export function storeWith(store: RunStore, overrides: Partial<Record<keyof RunSt
       return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });
+}
+
+/**
+ * `started(options)` sets up a manager; every manager in `managers` (push ones you build
+ * yourself) is shut down after each test. Call once at the top of a test file.
+ */
+export function managedSetups(): { started: (options?: Parameters<typeof setup>[0]) => Promise<Setup>; managers: RunManager[] } {
+  const managers: RunManager[] = [];
+  afterEach(async () => {
+    await Promise.all(managers.splice(0).map((m) => m.shutdown()));
+  });
+  const started = async (options: Parameters<typeof setup>[0] = {}) => {
+    const s = await setup(options);
+    managers.push(s.manager);
+    return s;
+  };
+  return { started, managers };
 }

@@ -1,17 +1,8 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { validate } from "../../contracts/registry.js";
-import type { RunManager } from "../../kernel/runs/run-manager.js";
-import { eventNames, request, setup, storeWith, succeeded, until, type Setup } from "./run-manager-harness.js";
+import { eventNames, managedSetups, request, storeWith, succeeded, until } from "./run-manager-harness.js";
 
-const managers: RunManager[] = [];
-async function started(options: Parameters<typeof setup>[0] = {}): Promise<Setup> {
-  const s = await setup(options);
-  managers.push(s.manager);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((m) => m.shutdown()));
-});
+const { started, managers } = managedSetups();
 
 const report = (text: string) => ({ contract: "run-report", version: 1, outcome: succeeded(text), events: [] as unknown[], note: text });
 
