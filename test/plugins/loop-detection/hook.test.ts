@@ -1,28 +1,14 @@
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { compose } from "../../../kernel/compose/index.js";
 import { isHidden, messageText } from "../../../kernel/loop/message-meta.js";
 import type { ModelRequestRecord, StreamEventRecord } from "../../../kernel/loop/run-scope.js";
-import { createAgentRuntime } from "../../../kernel/loop/runtime.js";
-import { definePlugin } from "../../../kernel/plugin/define-plugin.js";
 import type { ChannelUpdate, HookContext, ModelRequest } from "../../../kernel/plugin/types.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../../../kernel/testing/scripted-model.js";
+import type { ScriptedTurn } from "../../../kernel/testing/scripted-model.js";
+import { pluginRuntime } from "../plugin-runtime.js";
 import loopDetection, { freshLoopState } from "../../../plugins/loop-detection/index.js";
 
-const echoTools = definePlugin({
-  manifest: { name: "echo-tools", version: "1.0.0", kind: "service", kernel: ">=0.1.0", description: "echo tools", hooks: {} },
-  tools: ["echo", "probe"].map((name) => ({ name, description: name, schema: { type: "object" }, invoke: (args: Record<string, unknown>) => `${name}:${JSON.stringify(args)}` })),
-});
-
 function runtimeWith(config: Record<string, unknown>, turns: ScriptedTurn[]) {
-  const composition = compose({ name: "t", plugins: [echoTools, loopDetection] }, { config: [{ "loop-detection": config }] });
-  const model = new ScriptedChatModel({ script: { turns } });
-  const requests: ModelRequestRecord[] = [];
-  const events: StreamEventRecord[] = [];
-  const runtime = createAgentRuntime(composition, { model });
-  const run = (runId: string, input: string) =>
-    runtime.run({ threadId: "t1", runId, input, sink: { modelRequest: (r) => requests.push(r), event: (e) => events.push(e) } });
-  return { run, requests, events };
+  return pluginRuntime(loopDetection, config, turns, ["echo", "probe"]);
 }
 
 const call = (name: string, args: Record<string, unknown>) => ({ name, args });

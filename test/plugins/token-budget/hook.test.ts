@@ -2,26 +2,13 @@ import { describe, expect, it } from "vitest";
 import { compose } from "../../../kernel/compose/index.js";
 import type { CompositionError } from "../../../kernel/errors.js";
 import { messageText } from "../../../kernel/loop/message-meta.js";
-import type { ModelRequestRecord, StreamEventRecord } from "../../../kernel/loop/run-scope.js";
-import { createAgentRuntime } from "../../../kernel/loop/runtime.js";
-import { definePlugin } from "../../../kernel/plugin/define-plugin.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../../../kernel/testing/scripted-model.js";
+import type { StreamEventRecord } from "../../../kernel/loop/run-scope.js";
+import type { ScriptedTurn } from "../../../kernel/testing/scripted-model.js";
+import { echoTools, pluginRuntime } from "../plugin-runtime.js";
 import tokenBudget from "../../../plugins/token-budget/index.js";
 
-const echoTools = definePlugin({
-  manifest: { name: "echo-tools", version: "1.0.0", kind: "service", kernel: ">=0.1.0", description: "echo tool", hooks: {} },
-  tools: [{ name: "echo", description: "echo", schema: { type: "object" }, invoke: (args: Record<string, unknown>) => `echo:${JSON.stringify(args)}` }],
-});
-
 function runtimeWith(config: Record<string, unknown>, turns: ScriptedTurn[]) {
-  const composition = compose({ name: "t", plugins: [echoTools, tokenBudget] }, { config: [{ "token-budget": config }] });
-  const model = new ScriptedChatModel({ script: { turns } });
-  const requests: ModelRequestRecord[] = [];
-  const events: StreamEventRecord[] = [];
-  const runtime = createAgentRuntime(composition, { model });
-  const run = (runId: string, input: string) =>
-    runtime.run({ threadId: "t1", runId, input, sink: { modelRequest: (r) => requests.push(r), event: (e) => events.push(e) } });
-  return { run, requests, events };
+  return pluginRuntime(tokenBudget, config, turns, ["echo"]);
 }
 
 const spend = (tokens: number, tool = true): ScriptedTurn => ({
@@ -77,7 +64,7 @@ describe("token-budget hooks in a real runtime", () => {
   it("rejects options outside their ranges", () => {
     const problems = (config: Record<string, unknown>) => {
       try {
-        compose({ name: "t", plugins: [echoTools, tokenBudget] }, { config: [{ "token-budget": config }] });
+        compose({ name: "t", plugins: [echoTools("echo"), tokenBudget] }, { config: [{ "token-budget": config }] });
         return [];
       } catch (error) {
         return (error as CompositionError).problems.map((p) => [p.code, p.plugins]);
