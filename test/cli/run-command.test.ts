@@ -95,8 +95,15 @@ describe("keel compose", () => {
     expect(await main(["compose", "--json"], io)).toBe(0);
     const doc = JSON.parse(io.stdout());
     expect(doc.ok).toBe(true);
-    expect(doc.order[0]).toBeDefined();
     expect(Object.keys(doc.hooks)).toEqual(["beforeAgent", "beforeModel", "wrapModelCall", "afterModel", "wrapToolCall", "afterAgent"]);
+    // The default stack is `lead`; services are in the order, and each chain is in execution order.
+    expect(doc.order).toEqual(expect.arrayContaining(["workspace", "subagents", "message-coalescing"]));
+    expect(doc.hooks.wrapToolCall[0]).toBe("receipts");
+    expect(doc.hooks.wrapModelCall.at(-1)).toBe("message-coalescing");
+    const position = (name: string) => doc.order.indexOf(name);
+    // after* hooks run in reverse order: finish-reason (later in the order) sees the response before loop-detection.
+    expect(doc.hooks.afterModel.indexOf("finish-reason")).toBeLessThan(doc.hooks.afterModel.indexOf("loop-detection"));
+    expect(position("finish-reason")).toBeGreaterThan(position("loop-detection"));
   });
 
   it("adds --plugin modules and reports races with exit 1", async () => {
