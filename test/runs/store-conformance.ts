@@ -454,7 +454,7 @@ export function describeRunStoreConformance(name: string, makeStore: () => Promi
         await expect(store.admitRun(makeRun(a!.threadId, "enqueue", T0 + 4, { user }), limit)).rejects.toMatchObject({ code: "KEEL_ERR_RUN_LIMIT" });
         // Another user is not affected, and without a limit nothing is counted.
         const other = await store.createThread(makeThread());
-        expect((await store.admitRun(makeRun(other.threadId, "reject", T0 + 5, { user: "someone-else" }), limit)).ok).toBe(true);
+        expect((await store.admitRun(makeRun(other.threadId, "reject", T0 + 5, { user: `other-${randomUUID()}` }), limit)).ok).toBe(true);
         expect((await store.admitRun(makeRun(c!.threadId, "reject", T0 + 6, { user }))).ok).toBe(true);
       });
 
