@@ -89,6 +89,48 @@ describe("keel run", () => {
   });
 });
 
+describe("keel run --fail-on", () => {
+  // The forced final call (turn 2 of 2) still asks for a tool: `turn_capped`, with text → partial.
+  const capped = {
+    ...base,
+    name: "cli-fail-on",
+    maxTurns: 2,
+    agents: { lead: { turns: [{ content: "Listed some.", toolCalls: [{ name: "ls", args: {} }] }], then: "repeat-last" } },
+  };
+
+  it("exits 1 when the outcome is at least as bad as the level, and still prints the report", async () => {
+    const io = fakeIO();
+    expect(await main(["run", scenarioFile(capped), "--fail-on", "partial", "--json"], io)).toBe(1);
+    const report = JSON.parse(io.stdout());
+    expect(report.outcome).toMatchObject({ status: "partial", primaryStopReason: "turn_capped" });
+    expect(validate("run-report@1", report).valid).toBe(true);
+  });
+
+  it("exits 0 when the outcome is better than the level, and without --fail-on whatever the outcome", async () => {
+    const failedLevel = fakeIO();
+    expect(await main(["run", scenarioFile(capped), "--fail-on", "failed", "--json"], failedLevel)).toBe(0);
+    expect(JSON.parse(failedLevel.stdout()).outcome.status).toBe("partial");
+    expect(await main(["run", scenarioFile(capped), "--json"], fakeIO())).toBe(0);
+    expect(await main(["run", scenarioFile(base), "--fail-on", "partial"], fakeIO())).toBe(0);
+  });
+
+  it("treats failed as failing both levels", async () => {
+    const toolsOnly = { ...capped, agents: { lead: { turns: [{ toolCalls: [{ name: "ls", args: {} }] }], then: "repeat-last" } } };
+    for (const level of ["partial", "failed"]) {
+      const io = fakeIO();
+      expect(await main(["run", scenarioFile(toolsOnly), "--fail-on", level, "--json"], io)).toBe(1);
+      expect(JSON.parse(io.stdout()).outcome.status).toBe("failed");
+    }
+  });
+
+  it("refuses an unknown level with exit 2 and the allowed values", async () => {
+    const io = fakeIO();
+    expect(await main(["run", scenarioFile(base), "--fail-on", "cancelled"], io)).toBe(2);
+    expect(io.stderr()).toContain("KEEL_ERR_CLI_USAGE");
+    expect(io.stderr()).toContain("partial, failed");
+  });
+});
+
 describe("keel compose", () => {
   it("prints every hook chain for the lead stack", async () => {
     const io = fakeIO();

@@ -53,6 +53,9 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
   const threadId = `thread-${seed}`;
   const runId = `run-${seed}`;
   const root = mkdtempSync(join(tmpdir(), "keel-scenario-"));
+  // The run's own timers (child timeouts, lease heartbeats) do not hold the process open, so a
+  // run that only waits on them would let Node exit with no report and the workspace left behind.
+  const keepAlive = setInterval(() => {}, 3_600_000);
   try {
     const runnerConfig = { workspace: { root, ...(scenario.bash ? { scriptedBash: scenario.bash } : {}) } };
     const layers = configLayers(scenario, [lead.stack, sub.stack]);
@@ -100,6 +103,7 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
     });
     return withChildren(report, journal, children);
   } finally {
+    clearInterval(keepAlive);
     if (!options.keepWorkspace) rmSync(root, { recursive: true, force: true });
   }
 }

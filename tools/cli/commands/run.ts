@@ -4,33 +4,60 @@ import { isStackPath } from "../../stacks/load-stack.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
 import { runScenario } from "../../scenario/run-scenario.js";
 import { summarizeReport } from "../../scenario/run-report.js";
+import { failsOn, parseFailOn } from "../../scenario/fail-on.js";
 import { parseCommandArgs, wantsJson } from "../args.js";
-import { EXIT_OK, failUsage, printJson, type CommandIO } from "../io.js";
+import { EXIT_FAILED, EXIT_OK, failUsage, printJson, type CommandIO } from "../io.js";
 import { reportProblems } from "./compose.js";
 
-const USAGE = "usage: keel run SCENARIO [--stack STACK] [--json]";
+const USAGE = "usage: keel run SCENARIO [--stack STACK] [--plugin FILE]... [--fail-on partial|failed] [--json]";
+
+/** Exit codes after SIGINT / SIGTERM cancelled the run (128 + the signal's number, as shells report). */
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 /**
  * `keel run`: exit 0 whenever the run finished (the outcome is in the report), 1 when the
- * stack does not compose, 2 for an invalid scenario (stderr names the JSON pointer).
+ * stack does not compose or, with `--fail-on LEVEL`, when the outcome is at least that bad
+ * (the report is still printed), 2 for an invalid scenario (stderr names the JSON pointer).
+ * SIGINT / SIGTERM cancel the run: its report is printed, then exit 130 / 143.
  */
 export async function runCommand(args: string[], io: CommandIO): Promise<number> {
   const json = wantsJson(args);
   try {
-    const { values, positionals } = parseCommandArgs(args, { stack: { type: "string" }, plugin: { type: "string", multiple: true }, json: { type: "boolean" } }, USAGE);
+    const { values, positionals } = parseCommandArgs(args, { stack: { type: "string" }, plugin: { type: "string", multiple: true }, "fail-on": { type: "string" }, json: { type: "boolean" } }, USAGE);
+    const failOn = parseFailOn(values["fail-on"]);
     if (positionals.length !== 1) throw new KeelError("KEEL_ERR_CLI_USAGE", `expected one SCENARIO file; ${USAGE}`);
     const { scenario, baseDir } = loadScenarioFile(positionals[0]!, io.cwd);
+    const cancel = cancelOnSignals();
     let report;
     try {
-      report = await runScenario(scenario, { baseDir, pluginFiles: values.plugin ?? [], ...(values.stack ? { stack: isStackPath(values.stack) ? resolve(io.cwd, values.stack) : values.stack } : {}) });
+      report = await runScenario(scenario, { baseDir, pluginFiles: values.plugin ?? [], signal: cancel.signal, ...(values.stack ? { stack: isStackPath(values.stack) ? resolve(io.cwd, values.stack) : values.stack } : {}) });
     } catch (error) {
       if (error instanceof CompositionError) return reportProblems(io, json, error);
       throw error;
+    } finally {
+      cancel.dispose();
     }
     if (json) printJson(io, report);
     else io.out(summarizeReport(report));
-    return EXIT_OK;
+    if (cancel.received) return SIGNAL_EXIT[cancel.received];
+    return failOn && failsOn(report.outcome.status, failOn) ? EXIT_FAILED : EXIT_OK;
   } catch (error) {
     return failUsage(io, json, error);
   }
+}
+
+/** SIGINT / SIGTERM abort the run (so it ends `cancelled`, reports, and removes its workspace) instead of killing the process. */
+function cancelOnSignals() {
+  const controller = new AbortController();
+  const state = { signal: controller.signal, received: undefined as keyof typeof SIGNAL_EXIT | undefined, dispose: () => {} };
+  const handlers = (Object.keys(SIGNAL_EXIT) as Array<keyof typeof SIGNAL_EXIT>).map((name) => {
+    const handler = () => {
+      state.received ??= name;
+      controller.abort(new Error(`keel run: ${name} received`));
+    };
+    process.on(name, handler);
+    return () => process.off(name, handler);
+  });
+  state.dispose = () => handlers.forEach((off) => off());
+  return state;
 }
