@@ -12,7 +12,8 @@
 import { KeelError } from "../errors.js";
 import { systemClock, type Clock } from "../loop/run-scope.js";
 import { assertEventId, compareEventIds, EventIdSequence, ZERO_EVENT_ID } from "./stream-event-id.js";
-import { followsCursor, gapEvent, type RetainedRange } from "./stream-gap.js";
+import { type RetainedRange } from "./stream-gap.js";
+import { followLog, linkedSignal, type LogSource } from "./follow-log.js";
 import { ControlHandlers } from "./control-handlers.js";
 import { assertPublishable, readRetentionOptions, type RetentionTimers } from "./bridge-options.js";
 import type { ControlMessage, StreamBridge, StreamEvent, SubscribeOptions } from "./types.js";
@@ -58,7 +59,8 @@ export class MemoryStreamBridge implements StreamBridge {
   private readonly retentionAfterEndMs: number;
   private readonly clock: Clock;
   private readonly timers: RetentionTimers;
-  private closed = false;
+  /** Aborted by `close()`: every subscription listens to it. */
+  private readonly closing = new AbortController();
 
   constructor(options: MemoryStreamBridgeOptions = {}) {
     const read = readRetentionOptions(options, 1024);
@@ -112,7 +114,7 @@ export class MemoryStreamBridge implements StreamBridge {
 
   /** Ends every subscription, cancels the drop timers and forgets every log. */
   async close(): Promise<void> {
-    this.closed = true;
+    this.closing.abort();
     for (const log of this.logs.values()) log.cancelDrop?.();
     this.logs.clear();
     this.control.clear();
@@ -135,38 +137,39 @@ export class MemoryStreamBridge implements StreamBridge {
     return record;
   }
 
-  private async *follow(runId: string, start: string | null, signal: AbortSignal | undefined): AsyncGenerator<StreamEvent> {
-    let cursor = start;
-    const stopped = () => this.closed || signal?.aborted === true;
-    while (!stopped()) {
-      const log = this.logs.get(runId);
-      if (!log) {
-        // A cursor means the run did publish; a missing log means it was dropped.
-        if (cursor !== null) {
-          yield gapEvent(runId, cursor, { earliest: null, latest: null }, cursor);
-          return;
-        }
-      } else {
-        const from = firstAfter(log.events, cursor);
-        if (from < log.events.length) {
-          const prev = from === 0 ? log.droppedThrough : log.events[from - 1]!.id;
-          if (!followsCursor(prev, cursor)) {
-            yield gapEvent(runId, cursor!, retainedRange(log), prev);
-            return;
-          }
-          // A snapshot: events trimmed while the subscriber is slow are still delivered from it.
-          for (const record of log.events.slice(from)) {
-            yield record;
-            if (stopped() || record.event === "end") return;
-            cursor = record.id;
-          }
-          continue;
-        }
-        // Nothing after the cursor in an ended log: the cursor is at (or past) `end`.
-        if (log.ended) return;
-      }
-      await this.nextEvent(runId, signal);
+  private async *follow(runId: string, start: string | null, callerSignal: AbortSignal | undefined): AsyncGenerator<StreamEvent> {
+    const linked = linkedSignal([this.closing.signal, callerSignal]);
+    try {
+      yield* followLog(runId, this.sourceOf(runId), start, linked.signal);
+    } finally {
+      linked.release();
     }
+  }
+
+  /** The run's log as a follower reads it: everything after the cursor at once, so a slow subscriber keeps its snapshot. */
+  private sourceOf(runId: string): LogSource {
+    const live = <T>(signal: AbortSignal, value: () => T): Promise<T | undefined> => Promise.resolve(signal.aborted ? undefined : value());
+    return {
+      pageSize: Number.POSITIVE_INFINITY,
+      readAfter: (cursor, signal) =>
+        live(signal, () => {
+          const log = this.logs.get(runId);
+          if (!log) return [];
+          const from = firstAfter(log.events, cursor);
+          return log.events.slice(from).map((event, i) => ({ event, prev: from + i === 0 ? log.droppedThrough : log.events[from + i - 1]!.id }));
+        }),
+      range: (signal) =>
+        live(signal, () => {
+          const log = this.logs.get(runId);
+          return log ? { ...retainedRange(log), ended: log.ended } : { earliest: null, latest: null, ended: false };
+        }),
+      waitAfter: async (cursor, signal) => {
+        // Checked and registered in one synchronous step, so an event published meanwhile cannot be missed.
+        const log = this.logs.get(runId);
+        if (!log || firstAfter(log.events, cursor) === log.events.length) await this.nextEvent(runId, signal);
+        return signal.aborted ? undefined : [];
+      },
+    };
   }
 
   /** Resolves on the run's next event, on abort, or when the bridge closes. */
@@ -191,7 +194,7 @@ export class MemoryStreamBridge implements StreamBridge {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new KeelError("KEEL_ERR_STREAM_CLOSED", "the stream bridge is closed");
+    if (this.closing.signal.aborted) throw new KeelError("KEEL_ERR_STREAM_CLOSED", "the stream bridge is closed");
   }
 }
 

@@ -1,7 +1,7 @@
 /**
- * One subscription to a run's Redis stream: XRANGE replay after the cursor, then an
- * XREAD BLOCK loop on a connection of its own (a blocked connection can serve nothing
- * else), until `end`, a gap, or abort.
+ * One subscription to a run's Redis stream, as a LogSource for the shared follower
+ * (kernel/runs/follow-log.ts): XRANGE pages for the replay, then XREAD BLOCK on a
+ * connection of its own (a blocked connection can serve nothing else).
  *
  * The blocking connection is opened only when the replay has caught up with a run that
  * has not ended (a late subscriber of a finished run never opens one), and it is closed
@@ -11,8 +11,9 @@
  * connection failed to reject cannot hold the loop for long.
  */
 import type { Redis } from "ioredis";
-import { compareEventIds, ZERO_EVENT_ID } from "../../kernel/runs/stream-event-id.js";
-import { followsCursor, gapEvent, type LoggedEvent, type RetainedRange } from "../../kernel/runs/stream-gap.js";
+import { followLog, type LogRange, type LogSource } from "../../kernel/runs/follow-log.js";
+import { ZERO_EVENT_ID } from "../../kernel/runs/stream-event-id.js";
+import type { LoggedEvent } from "../../kernel/runs/stream-gap.js";
 import type { StreamEvent } from "../../kernel/runs/types.js";
 import { decodeEntry, type RawEntry } from "./stream-entries.js";
 
@@ -30,66 +31,34 @@ export interface FollowRequest {
   blockMs: number;
 }
 
-interface Range extends RetainedRange {
-  ended: boolean;
-}
-
 export async function* followRunStream(request: FollowRequest): AsyncGenerator<StreamEvent> {
-  const { runId, key, redis, signal, pageSize } = request;
-  let cursor = request.start;
+  const { runId, key, redis, pageSize } = request;
   let blocking: Redis | undefined;
-
-  /** Deliver entries in order; "stop" after `end`, a gap, or abort. */
-  async function* deliver(entries: readonly RawEntry[]): AsyncGenerator<StreamEvent, "stop" | "more"> {
-    for (const raw of entries) {
-      const { event, prev }: LoggedEvent = decodeEntry(runId, raw);
-      if (!followsCursor(prev, cursor)) {
-        yield gapEvent(runId, cursor!, await retainedRange(redis, key), prev);
-        return "stop";
-      }
-      yield event;
-      if (signal.aborted || event.event === "end") return "stop";
-      cursor = event.id;
-    }
-    return "more";
-  }
-
-  try {
-    // Replay what is retained after the cursor, page by page.
-    for (;;) {
+  const decodeAll = (entries: readonly RawEntry[]): LoggedEvent[] => entries.map((raw) => decodeEntry(runId, raw));
+  const source: LogSource = {
+    pageSize,
+    readAfter: async (cursor, signal) => {
       const page = await untilAborted(redis.xrange(key, cursor === null ? "-" : `(${cursor}`, "+", "COUNT", pageSize), signal);
-      if (page === undefined) return;
-      if ((yield* deliver(page)) === "stop") return;
-      if (page.length < pageSize) break;
-    }
-
-    const range = await untilAborted(retainedRange(redis, key), signal);
-    if (range === undefined) return;
-    if (cursor !== null && range.latest === null) {
-      // A cursor means the run did publish; an empty stream means it expired or was deleted.
-      yield gapEvent(runId, cursor, range, cursor);
-      return;
-    }
-    if (cursor !== null && range.ended && compareEventIds(range.latest!, cursor) <= 0) return;
-
-    // Follow live. XREAD from the cursor cannot miss an entry appended since the replay.
-    blocking = request.openBlocking();
-    while (!signal.aborted) {
-      const reply = await untilAborted(
-        blocking.xread("COUNT", pageSize, "BLOCK", request.blockMs, "STREAMS", key, cursor ?? ZERO_EVENT_ID),
-        signal,
-      );
-      if (reply === undefined) return;
-      if (reply === null) continue; // BLOCK timed out: nothing new yet
-      if ((yield* deliver(reply[0]?.[1] ?? [])) === "stop") return;
-    }
+      return page && decodeAll(page);
+    },
+    range: (signal) => untilAborted(retainedRange(redis, key), signal),
+    waitAfter: async (cursor, signal) => {
+      // Opened only once the replay caught up with a run that has not ended.
+      blocking ??= request.openBlocking();
+      const reply = await untilAborted(blocking.xread("COUNT", pageSize, "BLOCK", request.blockMs, "STREAMS", key, cursor ?? ZERO_EVENT_ID), signal);
+      if (reply === undefined) return undefined;
+      return reply === null ? [] : decodeAll(reply[0]?.[1] ?? []); // null: BLOCK timed out, nothing new yet
+    },
+  };
+  try {
+    yield* followLog(runId, source, request.start, request.signal);
   } finally {
     blocking?.disconnect();
   }
 }
 
 /** The earliest and latest retained ids, and whether the latest is `end`. */
-async function retainedRange(redis: Redis, key: string): Promise<Range> {
+async function retainedRange(redis: Redis, key: string): Promise<LogRange> {
   const [first, last] = await Promise.all([redis.xrange(key, "-", "+", "COUNT", 1), redis.xrevrange(key, "+", "-", "COUNT", 1)]);
   const latest = last[0];
   const ended = latest !== undefined && decodeEntry("", latest).event.event === "end";

@@ -10,6 +10,7 @@
 import { Redis, type RedisOptions } from "ioredis";
 import { KeelError } from "../../kernel/errors.js";
 import { assertPublishable } from "../../kernel/runs/bridge-options.js";
+import { linkedSignal } from "../../kernel/runs/follow-log.js";
 import { assertEventId } from "../../kernel/runs/stream-event-id.js";
 import type { ControlMessage, StreamBridge, StreamEvent, SubscribeOptions } from "../../kernel/runs/types.js";
 import { appendEntry, defineAppendScript } from "./append-script.js";
@@ -122,14 +123,7 @@ export class RedisStreamBridge implements StreamBridge {
 
   /** Runs the subscription under a signal that aborts on the caller's signal or on `close()`. */
   private async *follow(runId: string, start: string | null, callerSignal: AbortSignal | undefined): AsyncGenerator<StreamEvent> {
-    const controller = new AbortController();
-    const abort = () => controller.abort();
-    // Listeners are removed when the subscription ends, so a long-lived bridge does not pile them up.
-    const sources = callerSignal ? [this.closing.signal, callerSignal] : [this.closing.signal];
-    for (const source of sources) {
-      if (source.aborted) abort();
-      else source.addEventListener("abort", abort, { once: true });
-    }
+    const linked = linkedSignal([this.closing.signal, callerSignal]);
     try {
       yield* followRunStream({
         runId,
@@ -137,12 +131,12 @@ export class RedisStreamBridge implements StreamBridge {
         redis: this.redis,
         openBlocking: () => this.openBlocking(),
         start,
-        signal: controller.signal,
+        signal: linked.signal,
         pageSize: this.pageSize,
         blockMs: this.blockMs,
       });
     } finally {
-      for (const source of sources) source.removeEventListener("abort", abort);
+      linked.release();
     }
   }
 
