@@ -49,6 +49,10 @@ export const ERRORS = {
     description: "A plugin requires a port (e.g. `workspace`, `store`) that no plugin in the stack provides.",
     solve: "Add a service plugin that provides the port to the stack.",
   },
+  KEEL_ERR_COMPOSE_PORT_CONFLICT: {
+    description: "Two plugins in the stack provide the same port (e.g. two `stream-bridge` services), so which one serves it would be a guess.",
+    solve: "Keep one provider of the port in the stack (for `keel serve`: drop `--redis` or the `--plugin` that provides `stream-bridge`).",
+  },
   KEEL_ERR_COMPOSE_MISSING_DEP: {
     description: "A plugin's hard `requiresBefore` dependency, or a plugin named in `order`, is not in the stack.",
     solve: "Add the required plugin, or make the entry `{ name, optional: true }` if it is only an ordering rule.",
@@ -290,7 +294,11 @@ export interface KeelErrorOptions {
   hook?: string;
 }
 
+/** Marks Keel errors across copies of the package (a plugin that loads its own `keel`): `instanceof` alone would miss them. */
+const KEEL_ERROR_BRAND = Symbol.for("keel.error");
+
 export class KeelError extends Error {
+  readonly [KEEL_ERROR_BRAND] = true;
   readonly code: KeelErrorCode;
   readonly pointer?: string;
   readonly plugin?: string;
@@ -310,8 +318,9 @@ export class KeelError extends Error {
   }
 }
 
+/** True for a KeelError from this or any other copy of the package. */
 export function isKeelError(value: unknown): value is KeelError {
-  return value instanceof KeelError;
+  return value instanceof KeelError || (value instanceof Error && (value as unknown as Record<symbol, unknown>)[KEEL_ERROR_BRAND] === true);
 }
 
 /** One problem found while composing; `CompositionError` carries every one of them. */

@@ -14,6 +14,9 @@ import summarization from "./summarization/index.js";
 import tokenBudget from "./token-budget/index.js";
 import toolProgress from "./tool-progress/index.js";
 import workspace from "./workspace/index.js";
+import gateway from "./gateway/index.js";
+import storeSql from "./store-sql/index.js";
+import streamRedis from "./stream-redis/index.js";
 
 /**
  * The built-in plugins, in the lead stack's listing order. This file is the plugin
@@ -37,6 +40,13 @@ export const BUILTIN_PLUGINS: readonly Plugin[] = Object.freeze([
   messageCoalescing,
 ]);
 
+/**
+ * The built-in services a host (`keel serve`) composes beside the agent stacks: the run
+ * store and checkpointer, the Redis stream bridge, the HTTP gateway. Agent stacks do not
+ * list them, so they are kept apart from the agent plugins above.
+ */
+export const SERVICE_PLUGINS: readonly Plugin[] = Object.freeze([storeSql, streamRedis, gateway]);
+
 export function builtinPlugin(name: string): Plugin | undefined {
-  return BUILTIN_PLUGINS.find((p) => p.manifest.name === name);
+  return [...BUILTIN_PLUGINS, ...SERVICE_PLUGINS].find((p) => p.manifest.name === name);
 }

@@ -22,7 +22,7 @@ function producedVersion(raw: string): string | null {
 
 /**
  * Step 3: every consumed contract range is met by a producer in the stack or the kernel, and
- * every required port is provided by some plugin.
+ * every required port is provided by exactly one plugin (two providers of a port conflict).
  */
 export function checkContractsAndPorts(members: readonly Member[], problems: CompositionProblem[]): void {
   const producers = new Map<string, Producer[]>();
@@ -37,8 +37,18 @@ export function checkContractsAndPorts(members: readonly Member[], problems: Com
   for (const ref of KERNEL_PRODUCES) addProducer(ref, "kernel");
   for (const member of members) for (const ref of member.manifest.contracts?.produces ?? []) addProducer(ref, member.name);
 
-  const ports = new Set<string>();
-  for (const member of members) for (const port of member.manifest.provides ?? []) ports.add(port);
+  const providers = new Map<string, string[]>();
+  for (const member of members) for (const port of member.manifest.provides ?? []) providers.set(port, [...(providers.get(port) ?? []), member.name]);
+  const ports = new Set(providers.keys());
+  for (const [port, by] of providers) {
+    if (by.length < 2) continue;
+    problems.push({
+      code: "KEEL_ERR_COMPOSE_PORT_CONFLICT",
+      message: `port ${tick(port)} is provided by ${by.map(tick).join(" and ")}; a port has one provider, so which one serves it would be a guess — keep one of them in the stack`,
+      plugins: by,
+      fix: `remove all but one provider of ${tick(port)}`,
+    });
+  }
 
   for (const member of members) {
     for (const ref of member.manifest.contracts?.consumes ?? []) {

@@ -1,4 +1,5 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { buildPort } from "../ports/resolve.js";
 import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { Annotation, END, MemorySaver, Overwrite, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { initialValue, reduceChannel } from "../channels/reducers.js";
@@ -212,13 +213,7 @@ function inputMessages(opts: RunOptions, systemPrompt: string | undefined): Base
 function portLookup(composition: Composition, supplied: Readonly<Record<string, unknown>>): <T>(name: string) => T {
   const built = new Map<string, unknown>(Object.entries(supplied));
   return <T>(name: string): T => {
-    if (!built.has(name)) {
-      const provider = composition.order.map((n) => composition.plugins.get(n)!).find((p) => p.plugin.services?.[name]);
-      if (!provider) {
-        throw new KeelError("KEEL_ERR_COMPOSE_MISSING_PORT", `no plugin in stack \`${composition.stackName}\` provides the port \`${name}\`; add a service plugin that provides it`);
-      }
-      built.set(name, provider.plugin.services![name]!(provider.config));
-    }
+    if (!built.has(name)) built.set(name, buildPort(composition, name));
     return built.get(name) as T;
   };
 }

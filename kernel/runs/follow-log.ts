@@ -14,69 +14,81 @@ export interface LogRange extends RetainedRange {
   ended: boolean;
 }
 
+type Maybe<T> = T | Promise<T>;
+
 /**
  * How a bridge reads one run's log. Each call returns `undefined` when `signal` aborted
- * meanwhile (the subscription then ends quietly).
+ * meanwhile (the subscription then ends quietly). An in-process source answers without
+ * a Promise: the follower then does not wait a turn, so a live subscriber keeps pace with
+ * a fast publisher.
  */
 export interface LogSource {
   /** Up to `pageSize` retained events after `cursor` (from the earliest when null), oldest first. */
-  readAfter(cursor: string | null, signal: AbortSignal): Promise<readonly LoggedEvent[] | undefined>;
+  readAfter(cursor: string | null, signal: AbortSignal): Maybe<readonly LoggedEvent[] | undefined>;
   /** The retained range now. */
-  range(signal: AbortSignal): Promise<LogRange | undefined>;
+  range(signal: AbortSignal): Maybe<LogRange | undefined>;
   /**
-   * Wait until events after `cursor` may exist. A source whose wait already reads them
-   * (Redis `XREAD BLOCK`) returns them; one that is only woken returns `[]`, and the
-   * follower reads again.
+   * Wait until events after `cursor` may exist (answer at once when they already do). A
+   * source whose wait already reads them (Redis `XREAD BLOCK`) returns them; one that is
+   * only woken returns `[]`, and the follower reads again.
    */
-  waitAfter(cursor: string | null, signal: AbortSignal): Promise<readonly LoggedEvent[] | undefined>;
+  waitAfter(cursor: string | null, signal: AbortSignal): Maybe<readonly LoggedEvent[] | undefined>;
   /** Events per `readAfter` page (`Infinity` when a read returns everything). */
   pageSize: number;
 }
 
-/** Follow `runId`'s log from after `start` (or from the earliest retained event when null). */
-export async function* followLog(runId: string, source: LogSource, start: string | null, signal: AbortSignal): AsyncGenerator<StreamEvent> {
+/**
+ * Follow `runId`'s log from after `start` (or from the earliest retained event when null)
+ * until `end`, a gap, or any of `signals` aborts. One flat loop, no nested generators:
+ * each delivered event costs the subscriber as few turns as possible.
+ */
+export async function* followLog(runId: string, source: LogSource, start: string | null, signals: ReadonlyArray<AbortSignal | undefined>): AsyncGenerator<StreamEvent> {
+  const { signal, release } = linkedSignal(signals);
   let cursor = start;
-
-  /** Deliver events in order; "stop" after `end`, a gap, or abort. */
-  async function* deliver(entries: readonly LoggedEvent[]): AsyncGenerator<StreamEvent, "stop" | "more"> {
-    for (const { event, prev } of entries) {
-      if (!followsCursor(prev, cursor)) {
-        const range = await source.range(signal);
-        yield gapEvent(runId, cursor!, range ?? { earliest: null, latest: null }, prev);
-        return "stop";
+  let replaying = true;
+  try {
+    while (!signal.aborted) {
+      // `await` only what is a Promise: awaiting a plain value would still yield a turn to the publisher.
+      let entries: Maybe<readonly LoggedEvent[] | undefined>;
+      if (replaying) {
+        entries = source.readAfter(cursor, signal);
+      } else {
+        let woken = source.waitAfter(cursor, signal);
+        if (woken instanceof Promise) woken = await woken;
+        entries = woken === undefined || woken.length > 0 ? woken : source.readAfter(cursor, signal);
       }
-      yield event;
-      if (signal.aborted || event.event === "end") return "stop";
-      cursor = event.id;
+      if (entries instanceof Promise) entries = await entries;
+      if (entries === undefined) return;
+
+      for (const { event, prev } of entries) {
+        if (!followsCursor(prev, cursor)) {
+          let retained = source.range(signal);
+          if (retained instanceof Promise) retained = await retained;
+          yield gapEvent(runId, cursor!, retained ?? { earliest: null, latest: null }, prev);
+          return;
+        }
+        yield event;
+        if (signal.aborted || event.event === "end") return;
+        cursor = event.id;
+      }
+
+      if (replaying && entries.length < source.pageSize) {
+        // Replay done: decide whether there is anything left to follow.
+        replaying = false;
+        let retained = source.range(signal);
+        if (retained instanceof Promise) retained = await retained;
+        if (retained === undefined) return;
+        if (cursor !== null && retained.latest === null) {
+          // A cursor means the run did publish; an empty log means it expired or was deleted.
+          yield gapEvent(runId, cursor, retained, cursor);
+          return;
+        }
+        // Nothing after the cursor in an ended log: the cursor is at (or past) `end`.
+        if (cursor !== null && retained.ended && compareEventIds(retained.latest!, cursor) <= 0) return;
+      }
     }
-    return "more";
-  }
-
-  // Replay what is retained after the cursor.
-  for (;;) {
-    const page = await source.readAfter(cursor, signal);
-    if (page === undefined) return;
-    if ((yield* deliver(page)) === "stop") return;
-    if (page.length < source.pageSize) break;
-  }
-
-  const range = await source.range(signal);
-  if (range === undefined) return;
-  if (cursor !== null && range.latest === null) {
-    // A cursor means the run did publish; an empty log means it expired or was deleted.
-    yield gapEvent(runId, cursor, range, cursor);
-    return;
-  }
-  // Nothing after the cursor in an ended log: the cursor is at (or past) `end`.
-  if (cursor !== null && range.ended && compareEventIds(range.latest!, cursor) <= 0) return;
-
-  // Follow live. Reading after the cursor cannot miss an event appended since the replay.
-  while (!signal.aborted) {
-    const woken = await source.waitAfter(cursor, signal);
-    if (woken === undefined) return;
-    const entries = woken.length > 0 ? woken : await source.readAfter(cursor, signal);
-    if (entries === undefined) return;
-    if ((yield* deliver(entries)) === "stop") return;
+  } finally {
+    release();
   }
 }
 
@@ -95,3 +107,4 @@ export function linkedSignal(sources: ReadonlyArray<AbortSignal | undefined>): {
   }
   return { signal: controller.signal, release: () => present.forEach((source) => source.removeEventListener("abort", abort)) };
 }
+

@@ -13,7 +13,7 @@ import { KeelError } from "../errors.js";
 import { systemClock, type Clock } from "../loop/run-scope.js";
 import { assertEventId, compareEventIds, EventIdSequence, ZERO_EVENT_ID } from "./stream-event-id.js";
 import { type RetainedRange } from "./stream-gap.js";
-import { followLog, linkedSignal, type LogSource } from "./follow-log.js";
+import { followLog, type LogSource } from "./follow-log.js";
 import { ControlHandlers } from "./control-handlers.js";
 import { assertPublishable, readRetentionOptions, type RetentionTimers } from "./bridge-options.js";
 import type { ControlMessage, StreamBridge, StreamEvent, SubscribeOptions } from "./types.js";
@@ -93,7 +93,7 @@ export class MemoryStreamBridge implements StreamBridge {
     // Checked here, not at the first `next()`, so a gateway can answer 400 before it starts an SSE response.
     this.assertOpen();
     if (options.lastEventId !== undefined) assertEventId(options.lastEventId, "Last-Event-ID");
-    return this.follow(runId, options.lastEventId ?? null, options.signal);
+    return followLog(runId, this.sourceOf(runId), options.lastEventId ?? null, [this.closing.signal, options.signal]);
   }
 
   async read(runId: string): Promise<StreamEvent[]> {
@@ -137,43 +137,37 @@ export class MemoryStreamBridge implements StreamBridge {
     return record;
   }
 
-  private async *follow(runId: string, start: string | null, callerSignal: AbortSignal | undefined): AsyncGenerator<StreamEvent> {
-    const linked = linkedSignal([this.closing.signal, callerSignal]);
-    try {
-      yield* followLog(runId, this.sourceOf(runId), start, linked.signal);
-    } finally {
-      linked.release();
-    }
-  }
-
-  /** The run's log as a follower reads it: everything after the cursor at once, so a slow subscriber keeps its snapshot. */
+  /**
+   * The run's log as a follower reads it, answered in place (no Promise but the wait):
+   * everything after the cursor at once, so a slow subscriber keeps its snapshot.
+   */
   private sourceOf(runId: string): LogSource {
-    const live = <T>(signal: AbortSignal, value: () => T): Promise<T | undefined> => Promise.resolve(signal.aborted ? undefined : value());
     return {
       pageSize: Number.POSITIVE_INFINITY,
-      readAfter: (cursor, signal) =>
-        live(signal, () => {
-          const log = this.logs.get(runId);
-          if (!log) return [];
-          const from = firstAfter(log.events, cursor);
-          return log.events.slice(from).map((event, i) => ({ event, prev: from + i === 0 ? log.droppedThrough : log.events[from + i - 1]!.id }));
-        }),
-      range: (signal) =>
-        live(signal, () => {
-          const log = this.logs.get(runId);
-          return log ? { ...retainedRange(log), ended: log.ended } : { earliest: null, latest: null, ended: false };
-        }),
-      waitAfter: async (cursor, signal) => {
+      readAfter: (cursor, signal) => {
+        if (signal.aborted) return undefined;
+        const log = this.logs.get(runId);
+        if (!log) return [];
+        const from = firstAfter(log.events, cursor);
+        return log.events.slice(from).map((event, i) => ({ event, prev: from + i === 0 ? log.droppedThrough : log.events[from + i - 1]!.id }));
+      },
+      range: (signal) => {
+        if (signal.aborted) return undefined;
+        const log = this.logs.get(runId);
+        return log ? { ...retainedRange(log), ended: log.ended } : { earliest: null, latest: null, ended: false };
+      },
+      waitAfter: (cursor, signal) => {
+        if (signal.aborted) return undefined;
         // Checked and registered in one synchronous step, so an event published meanwhile cannot be missed.
         const log = this.logs.get(runId);
-        if (!log || firstAfter(log.events, cursor) === log.events.length) await this.nextEvent(runId, signal);
-        return signal.aborted ? undefined : [];
+        if (log && firstAfter(log.events, cursor) < log.events.length) return [];
+        return this.nextEvent(runId, signal);
       },
     };
   }
 
-  /** Resolves on the run's next event, on abort, or when the bridge closes. */
-  private nextEvent(runId: string, signal: AbortSignal | undefined): Promise<void> {
+  /** Resolves on the run's next event (with `[]`: read again), or on abort (with undefined). */
+  private nextEvent(runId: string, signal: AbortSignal): Promise<[] | undefined> {
     return new Promise((resolve) => {
       let set = this.waiters.get(runId);
       if (!set) this.waiters.set(runId, (set = new Set()));
@@ -181,11 +175,11 @@ export class MemoryStreamBridge implements StreamBridge {
       const done = () => {
         waiters.delete(done);
         if (waiters.size === 0 && this.waiters.get(runId) === waiters) this.waiters.delete(runId);
-        signal?.removeEventListener("abort", done);
-        resolve();
+        signal.removeEventListener("abort", done);
+        resolve(signal.aborted ? undefined : []);
       };
       waiters.add(done);
-      signal?.addEventListener("abort", done, { once: true });
+      signal.addEventListener("abort", done, { once: true });
     });
   }
 

@@ -1,7 +1,7 @@
 import { definePlugin } from "../../kernel/plugin/define-plugin.js";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { RunStore } from "../../kernel/runs/types.js";
-import { createCheckpointerNow } from "./checkpointer.js";
+import { closeCheckpointer, createCheckpointerNow } from "./checkpointer.js";
 import { createSqlRunStore } from "./create-sql-run-store.js";
 import { deferredRunStore } from "./deferred-run-store.js";
 import { storeSqlManifest } from "./manifest.js";
@@ -12,9 +12,8 @@ const urlOf = (config: Readonly<Record<string, unknown>>): string => (typeof con
 /**
  * The `store` and `checkpointer` ports on SQLite or PostgreSQL. The kernel builds ports
  * synchronously, so both are returned at once and wait internally for their database;
- * a server that can await at start should call `createSqlRunStore(url)` and
- * `createCheckpointer(url)` directly, so that a bad URL or an unreachable database fails
- * the start instead of the first call.
+ * a host fails fast by awaiting `store.init()` (and one checkpointer read) at start, as
+ * `keel serve` does. Both ports have `close()`.
  *
  * @example
  * { "plugins": ["store-sql"], "config": { "store-sql": { "url": "postgres://keel:keel@127.0.0.1:5432/keel" } } }
@@ -23,9 +22,16 @@ export const storeSqlPlugin = definePlugin({
   manifest: storeSqlManifest,
   services: {
     store: (config): RunStore => deferredRunStore(createSqlRunStore(urlOf(config))),
-    checkpointer: (config): BaseCheckpointSaver => createCheckpointerNow(urlOf(config)),
+    checkpointer: (config): BaseCheckpointSaver => closeable(createCheckpointerNow(urlOf(config))),
   },
 });
+
+/** Ports a host closes when it stops carry `close()`; the SQLite saver has none of its own. */
+function closeable(saver: BaseCheckpointSaver): BaseCheckpointSaver & { close(): Promise<void> } {
+  const own = (saver as { close?: unknown }).close;
+  if (typeof own === "function") return saver as BaseCheckpointSaver & { close(): Promise<void> };
+  return Object.assign(saver, { close: () => closeCheckpointer(saver) });
+}
 
 export default storeSqlPlugin;
 

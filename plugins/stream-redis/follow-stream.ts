@@ -26,7 +26,8 @@ export interface FollowRequest {
   openBlocking(): Redis;
   /** Where to start: after this id, or from the earliest retained event when null. */
   start: string | null;
-  signal: AbortSignal;
+  /** The subscription ends when any of these aborts (the caller's, the bridge's close). */
+  signals: ReadonlyArray<AbortSignal | undefined>;
   pageSize: number;
   blockMs: number;
 }
@@ -51,7 +52,7 @@ export async function* followRunStream(request: FollowRequest): AsyncGenerator<S
     },
   };
   try {
-    yield* followLog(runId, source, request.start, request.signal);
+    yield* followLog(runId, source, request.start, request.signals);
   } finally {
     blocking?.disconnect();
   }

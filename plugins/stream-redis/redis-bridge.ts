@@ -10,7 +10,6 @@
 import { Redis, type RedisOptions } from "ioredis";
 import { KeelError } from "../../kernel/errors.js";
 import { assertPublishable } from "../../kernel/runs/bridge-options.js";
-import { linkedSignal } from "../../kernel/runs/follow-log.js";
 import { assertEventId } from "../../kernel/runs/stream-event-id.js";
 import type { ControlMessage, StreamBridge, StreamEvent, SubscribeOptions } from "../../kernel/runs/types.js";
 import { appendEntry, defineAppendScript } from "./append-script.js";
@@ -79,7 +78,16 @@ export class RedisStreamBridge implements StreamBridge {
     this.assertOpen();
     // Checked here, not at the first `next()`, so a gateway can answer 400 before it starts an SSE response.
     if (options.lastEventId !== undefined) assertEventId(options.lastEventId, "Last-Event-ID");
-    return this.follow(runId, options.lastEventId ?? null, options.signal);
+    return followRunStream({
+      runId,
+      key: eventsKey(runId),
+      redis: this.redis,
+      openBlocking: () => this.openBlocking(),
+      start: options.lastEventId ?? null,
+      signals: [this.closing.signal, options.signal],
+      pageSize: this.pageSize,
+      blockMs: this.blockMs,
+    });
   }
 
   async read(runId: string): Promise<StreamEvent[]> {
@@ -119,25 +127,6 @@ export class RedisStreamBridge implements StreamBridge {
     const request = { key, runId, event, data: encodeData(data), isEnd, maxLen: this.maxLen, ttlSeconds: this.ttlSeconds };
     const id = await appendEntry(this.redis, request);
     return { id, runId, event, data };
-  }
-
-  /** Runs the subscription under a signal that aborts on the caller's signal or on `close()`. */
-  private async *follow(runId: string, start: string | null, callerSignal: AbortSignal | undefined): AsyncGenerator<StreamEvent> {
-    const linked = linkedSignal([this.closing.signal, callerSignal]);
-    try {
-      yield* followRunStream({
-        runId,
-        key: eventsKey(runId),
-        redis: this.redis,
-        openBlocking: () => this.openBlocking(),
-        start,
-        signal: linked.signal,
-        pageSize: this.pageSize,
-        blockMs: this.blockMs,
-      });
-    } finally {
-      linked.release();
-    }
   }
 
   private openBlocking(): Redis {

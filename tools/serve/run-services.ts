@@ -1,57 +1,94 @@
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { Redis } from "ioredis";
+import { compose } from "../../kernel/compose/index.js";
+import type { Composition, StackInput } from "../../kernel/compose/types.js";
 import { KeelError } from "../../kernel/errors.js";
+import type { Plugin } from "../../kernel/plugin/types.js";
+import { buildPort, portProvider } from "../../kernel/ports/resolve.js";
 import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import type { RunStore, StreamBridge } from "../../kernel/runs/types.js";
-import { closeCheckpointer, createCheckpointer, createSqlRunStore } from "../../plugins/store-sql/index.js";
-import { createRedisStreamBridge } from "../../plugins/stream-redis/index.js";
+import { SERVICE_PLUGINS } from "../../plugins/builtins.js";
+import type { HttpPort } from "../../plugins/gateway/index.js";
 
-/** The durable parts of a server: store, checkpointer, stream bridge. */
+/** The ports a server runs on, resolved through compose from its service plugins. */
+export const SERVICE_PORTS = { store: "store", checkpointer: "checkpointer", bridge: "stream-bridge", http: "http" } as const;
+
+/** The durable parts of a server: store, checkpointer, stream bridge, and the HTTP port. */
 export interface RunServices {
   store: RunStore;
   checkpointer: BaseCheckpointSaver;
   bridge: StreamBridge;
-  /** Close all three (idempotent); the store last, after whatever still writes to it. */
+  http: HttpPort;
+  /** The composed service stack (`keel serve`'s services, in order). */
+  composition: Composition;
+  /** Close every opened port (idempotent), in reverse order of opening: the store last. */
   close(): Promise<void>;
 }
 
+export interface RunServicesOptions {
+  /** `--db`: the store-sql URL. */
+  db: string;
+  /** `--redis`: adds the stream-redis service. */
+  redis?: string;
+  /** `--plugin` service modules: they join the service stack and may provide any port (e.g. `stream-bridge`). */
+  plugins?: readonly Plugin[];
+}
+
 /**
- * Open the store (`--db`: SQLite file by default, PostgreSQL by URL; schema created or
- * migrated), its checkpointer, and the bridge (`--redis` → Redis Streams, else in
- * memory). Anything unreachable fails here, at start, not on the first request.
+ * Compose the server's service stack — store-sql (`--db`), stream-redis (`--redis`), the
+ * gateway, and any `--plugin` service — and open its ports: `store`, `checkpointer`,
+ * `stream-bridge` (the in-memory bridge when no plugin provides one) and `http`. Two
+ * providers of one port are a composition error. Anything unreachable fails here, at
+ * start, not on the first request.
  */
-export async function openRunServices(options: { db: string; redis?: string }): Promise<RunServices> {
-  const opened: Array<() => Promise<void>> = [];
+export async function openRunServices(options: RunServicesOptions): Promise<RunServices> {
+  const composition = composeServices(options);
+  const opened: unknown[] = [];
+  const open = <T>(port: string): T => {
+    const built = buildPort<T>(composition, port);
+    opened.push(built);
+    return built;
+  };
   try {
-    const store = await createSqlRunStore(options.db);
-    opened.push(() => store.close());
-    const checkpointer = await createCheckpointer(options.db);
-    opened.push(() => closeCheckpointer(checkpointer));
-    let bridge: StreamBridge;
-    if (options.redis !== undefined) {
-      await assertRedisReachable(options.redis);
-      bridge = createRedisStreamBridge(options.redis);
-    } else {
-      bridge = new MemoryStreamBridge();
-    }
-    opened.push(() => bridge.close());
+    const store = open<RunStore>(SERVICE_PORTS.store);
+    await store.init();
+    const checkpointer = open<BaseCheckpointSaver>(SERVICE_PORTS.checkpointer);
+    // One read makes a checkpointer that connects lazily (PostgreSQL) fail now.
+    await checkpointer.getTuple({ configurable: { thread_id: "keel:start-probe", checkpoint_ns: "" } });
+    if (options.redis !== undefined) await assertRedisReachable(options.redis);
+    const bridge = portProvider(composition, SERVICE_PORTS.bridge) ? open<StreamBridge>(SERVICE_PORTS.bridge) : (opened.push(new MemoryStreamBridge()), opened.at(-1) as StreamBridge);
+    const http = open<HttpPort>(SERVICE_PORTS.http);
     let closing: Promise<void> | undefined;
-    return {
-      store,
-      checkpointer,
-      bridge,
-      close: () => (closing ??= closeAll(opened)),
-    };
+    return { store, checkpointer, bridge, http, composition, close: () => (closing ??= closeAll(opened)) };
   } catch (error) {
     await closeAll(opened);
     throw error;
   }
 }
 
-async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {
-  for (const close of [...closers].reverse()) {
+/** The service stack of `keel serve`: the built-in services its flags name, then the `--plugin` services. */
+export function composeServices(options: RunServicesOptions): Composition {
+  const extra = options.plugins ?? [];
+  for (const plugin of extra) {
+    if (plugin.manifest.kind !== "service") {
+      throw new KeelError(
+        "KEEL_ERR_SERVE_CONFIG",
+        `plugin \`${plugin.manifest.name}\` is a \`${plugin.manifest.kind}\` plugin; \`keel serve --plugin\` adds services (manifest \`kind: "service"\`) — add middleware to an agent stack file and serve it with \`--stack FILE\``,
+      );
+    }
+  }
+  const stack: StackInput = {
+    name: "serve",
+    plugins: [{ name: "store-sql", config: { url: options.db } }, ...(options.redis !== undefined ? [{ name: "stream-redis", config: { url: options.redis } }] : []), "gateway", ...extra],
+  };
+  return compose(stack, { plugins: [...SERVICE_PLUGINS, ...extra] });
+}
+
+async function closeAll(ports: readonly unknown[]): Promise<void> {
+  for (const port of [...ports].reverse()) {
     try {
-      await close();
+      const close = (port as { close?: unknown }).close;
+      if (typeof close === "function") await (close as () => Promise<void>).call(port);
     } catch {
       // Closing is best effort: one failed handle must not keep the others open.
     }

@@ -26,6 +26,8 @@ export interface ServeOptions {
   maxTurns: number;
   apiKeys: ApiKeys;
   lease: LeaseTiming;
+  /** `--plugin FILE` service modules, in argument order (paths as given; resolved against the cwd). */
+  pluginFiles: string[];
 }
 
 export interface ServeFlags {
@@ -37,6 +39,7 @@ export interface ServeFlags {
   model?: string;
   bash?: string;
   "max-turns"?: string;
+  plugin?: string[];
 }
 
 /**
@@ -69,6 +72,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, c
     maxTurns: integerFlag("--max-turns", flags["max-turns"], DEFAULT_MAX_TURNS, 1, 100_000),
     apiKeys,
     lease: leaseTiming(env),
+    pluginFiles: flags.plugin ?? [],
   };
   if (flags.redis !== undefined) options.redis = flags.redis;
   return options;

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { allowedModelNames } from "./model-spec.js";
 import { RunManager } from "../../kernel/runs/run-manager.js";
-import { createGateway } from "../../plugins/gateway/index.js";
+import { loadPluginModule } from "../stacks/load-stack.js";
 import { openRunServices } from "./run-services.js";
 import { loadRunModels } from "./run-models.js";
 import { createServeExecutor } from "./serve-executor.js";
@@ -29,14 +29,16 @@ export interface StartContext {
 }
 
 /**
- * Wire a server: store + checkpointer (`--db`), bridge (`--redis` or in memory), the
- * executor over the served stacks and model, the run manager, and the gateway; then
+ * Wire a server: its services (store + checkpointer from `--db`, the bridge from
+ * `--redis`, a `--plugin` service, or in memory, the gateway's `http` port) resolved
+ * through compose, the executor over the served stacks and model, the run manager; then
  * listen. Anything that cannot work fails here, before the URL is printed.
  */
 export async function startServer(options: ServeOptions, context: StartContext): Promise<StartedServer> {
   const cwd = context.cwd ?? process.cwd();
   const models = await loadRunModels(options.model);
-  const services = await openRunServices({ db: options.db, ...(options.redis !== undefined ? { redis: options.redis } : {}) });
+  const plugins = await Promise.all(options.pluginFiles.map((file) => loadPluginModule(file, cwd)));
+  const services = await openRunServices({ db: options.db, plugins, ...(options.redis !== undefined ? { redis: options.redis } : {}) });
   let runs: RunManager | undefined;
   try {
     const executor = await createServeExecutor({
@@ -58,7 +60,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`),
     });
     runs.start();
-    const app = await createGateway({
+    const app = await services.http.create({
       deps: { runs, store: services.store, bridge: services.bridge },
       apiKeys: options.apiKeys,
       stacks: options.stacks,
