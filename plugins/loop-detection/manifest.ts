@@ -1,5 +1,5 @@
 import type { Manifest } from "../../kernel/plugin/types.js";
-import { MAX_PENDING } from "./tracker.js";
+import { FREQUENCY_EXEMPT, MAX_PENDING } from "./tracker.js";
 
 const count = (def: number, description: string) => ({ type: "integer", minimum: 1, default: def, description }) as const;
 
@@ -22,6 +22,14 @@ export const loopDetectionConfigSchema = {
         additionalProperties: false,
         properties: { warnAt: { type: "integer", minimum: 1 }, hardLimit: { type: "integer", minimum: 1 } },
       },
+    },
+    frequencyExempt: {
+      type: "array",
+      items: { type: "string", minLength: 1 },
+      uniqueItems: true,
+      default: [...FREQUENCY_EXEMPT],
+      description:
+        "Tools the per-tool frequency rule (`toolWarnAt` / `toolHardLimit`) does not count; delegation limits belong to batch-leasing. A `perTool` entry makes a tool count again; repeated identical call sets still count.",
     },
   },
 } as const;
@@ -64,7 +72,7 @@ export const loopDetectionManifest: Manifest = {
     },
   },
   hooks: {
-    afterModel: { observes: ["messages"], mutates: ["loop", "stopReasons"] },
+    afterModel: { observes: ["messages", "stopReasons"], mutates: ["loop", "stopReasons"] },
     wrapModelCall: { observes: ["loop"], mutates: ["model.request", "loop"] },
   },
   config: loopDetectionConfigSchema as unknown as Record<string, unknown>,
