@@ -1,8 +1,15 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import type { ScenarioV1 } from "../../contracts/scenario/v1.js";
 import type { StackV1 } from "../../contracts/stack/v1.js";
 import { createChildRunner } from "../../kernel/loop/children.js";
+import { MemoryRunStore } from "../../kernel/runs/memory-store.js";
+import type { RunRecord } from "../../kernel/runs/types.js";
+import { loadRunModels } from "../../tools/serve/run-models.js";
+import { createServeExecutor } from "../../tools/serve/serve-executor.js";
 import { runScenario } from "../../tools/scenario/run-scenario.js";
 import type { RunReport } from "../../tools/scenario/run-report.js";
 import { builtinStackPath, loadStack } from "../../tools/stacks/load-stack.js";
@@ -94,5 +101,41 @@ describe("subagent token ceiling in a run", () => {
     const report = await runScenario(scenario(small(["workspace", "token-budget"])));
     expect(child(report).status).toBe("succeeded");
     expect(child(report).stopReasons ?? []).toEqual([]);
+  });
+});
+
+describe("subagent token ceiling behind keel serve", () => {
+  async function serveChild(subPlugins: string[]) {
+    const dir = mkdtempSync(join(tmpdir(), "keel-ceiling-"));
+    try {
+      const sub: StackV1 = { contract: "stack", version: 1, name: "sub", plugins: subPlugins };
+      const s = scenario(sub);
+      writeFileSync(join(dir, "lead.json"), JSON.stringify(s.stack));
+      writeFileSync(join(dir, "scenario.json"), JSON.stringify({ ...s, stack: "lead" }));
+      const stackPath = join(dir, "lead.json");
+      const executor = await createServeExecutor({
+        stacks: [stackPath],
+        models: await loadRunModels({ kind: "scripted", file: join(dir, "scenario.json") }),
+        checkpointer: new MemorySaver(),
+        store: new MemoryRunStore(),
+        workspaceRoot: join(dir, "ws"),
+        bash: "off",
+        maxTurns: 10,
+      });
+      const run = { runId: "run-1", threadId: "thread-1", assistantId: stackPath, request: { assistantId: stackPath, input: "Delegate one big read." } } as unknown as RunRecord;
+      const result = await executor.execute(run, { signal: new AbortController().signal, emit: () => {}, journal: () => {} });
+      return child(result.report as RunReport);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("derives the same ceilings: token_capped at 1,000,000 with summarization, none at 2,000,000 without", async () => {
+    expect((await serveChild(["workspace", "summarization", "token-budget"])).stopReasons).toEqual([
+      expect.objectContaining({ reason: "token_capped", limit: { type: "tokens", value: 1_000_000 } }),
+    ]);
+    const without = await serveChild(["workspace", "token-budget"]);
+    expect(without.status).toBe("succeeded");
+    expect(without.stopReasons ?? []).toEqual([]);
   });
 });
