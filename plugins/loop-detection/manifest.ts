@@ -57,7 +57,7 @@ export const loopDetectionManifest: Manifest = {
   kind: "middleware",
   kernel: ">=0.1.0 <1",
   description:
-    "Stops an agent that repeats itself: the same tool calls 3 times in the last 20 tool-call turns → a hidden warning, 5 times → stop `loop_capped` with a forced final answer; one tool called 30/50 times → warn/stop.",
+    "Stops an agent that repeats itself: the same tool calls 3 times in the last 20 tool-call turns → a hidden warning, 5 times → stop `loop_capped` with a forced final answer; one tool called 30/50 times → warn/stop (`task` and `return_result` exempt by default).",
   // Both mutate `model.request` in wrapModelCall; batch-leasing may add tool results to `messages` in afterModel.
   requiresBefore: [
     { name: "receipts", optional: true },
