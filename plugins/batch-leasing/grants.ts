@@ -12,11 +12,15 @@ export interface LeasingOptions {
 const clamp = (value: unknown, lo: number, hi: number, fallback: number) =>
   typeof value === "number" && Number.isFinite(value) ? Math.min(hi, Math.max(lo, Math.floor(value))) : fallback;
 
-/** Options with defaults; `concurrency` is clamped to 1–4 and `total` to 1–50 (PLUGINS.md, batch-leasing). */
+/** Bounds of `concurrency` (a configured 1 grants 2) and of `total`. */
+export const CONCURRENCY_RANGE = [2, 4] as const;
+export const TOTAL_RANGE = [1, 50] as const;
+
+/** Options with defaults; `concurrency` is clamped to 2–4 (a configured 1 grants 2) and `total` to 1–50. */
 export function readLeasingOptions(config: Readonly<Record<string, unknown>>): LeasingOptions {
   return {
-    concurrency: clamp(config.concurrency, 1, 4, 3),
-    total: clamp(config.total, 1, 50, 6),
+    concurrency: clamp(config.concurrency, CONCURRENCY_RANGE[0], CONCURRENCY_RANGE[1], 3),
+    total: clamp(config.total, TOTAL_RANGE[0], TOTAL_RANGE[1], 6),
     budget: clamp(config.budget, 1, Number.MAX_SAFE_INTEGER, 3_000_000),
     minAllowance: clamp(config.minAllowance, 1, Number.MAX_SAFE_INTEGER, 50_000),
     leaseTtlMs: clamp(config.leaseTtlMs, 10, Number.MAX_SAFE_INTEGER, 60_000),

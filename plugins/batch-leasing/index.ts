@@ -114,7 +114,7 @@ export const batchLeasingPlugin = definePlugin({
 
 export default batchLeasingPlugin;
 
-export { decideBatch, readLeasingOptions, spentTokens, type BatchCall, type BatchInput, type Decision, type LeasingOptions, type RefusalReason } from "./grants.js";
+export { CONCURRENCY_RANGE, decideBatch, readLeasingOptions, spentTokens, TOTAL_RANGE, type BatchCall, type BatchInput, type Decision, type LeasingOptions, type RefusalReason } from "./grants.js";
 export { createLeaseKeeper, isoPlus } from "./lease-keeper.js";
 export { batchLeasingConfigSchema, batchLeasingManifest, leaseBatchSchema, LEASES_KEPT } from "./manifest.js";
 export { endedLeases, orphanedLeases, usedTokens } from "./reconcile.js";

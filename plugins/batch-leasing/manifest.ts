@@ -7,7 +7,7 @@ export const batchLeasingConfigSchema = {
   type: "object",
   additionalProperties: false,
   properties: {
-    concurrency: { type: "integer", default: 3, description: "`task` calls granted per assistant message (children running at once); clamped to 1–4." },
+    concurrency: { type: "integer", default: 3, description: "`task` calls granted per assistant message (children running at once); clamped to 2–4 (a configured 1 grants 2)." },
     total: { type: "integer", default: 6, description: "Children one run may start; clamped to 1–50." },
     budget: tokens(3_000_000, "The run's shared child token budget: granted allowances are reserved from it, and what a child does not use returns when it ends."),
     minAllowance: tokens(50_000, "A call is fundable only while the remaining shared budget is at least this; every allowance is at least this."),

@@ -58,10 +58,11 @@ export interface FinishStop {
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 /**
- * Safety with tool calls or blank text → end the run now (`safety_capped`); length with
- * tool calls → the truncated calls are stripped and a final answer forced
- * (`model_length_capped`). Anything else needs no stop: text cut by a filter or a length
- * limit is still the model's output.
+ * Any safety finish → end the run now (`safety_capped`): tool calls are stripped (never run);
+ * text without tool calls is kept as the answer, but the run is `partial`, never a clean
+ * success. Length with tool calls → the truncated calls are stripped and a final answer
+ * forced (`model_length_capped`). A length finish without tool calls needs no stop: the cut
+ * text is still the model's output.
  */
 export function finishStop(message: AIMessage, options: FinishOptions): FinishStop | null {
   const finish = rawFinish(message.response_metadata);
@@ -70,8 +71,12 @@ export function finishStop(message: AIMessage, options: FinishOptions): FinishSt
   const source = `${finish.provider} ${finish.field}=${finish.raw}`;
   if (finish.kind === "safety" && options.safety) {
     const blank = usableText(message).length === 0;
-    if (calls === 0 && !blank) return null;
-    const what = calls > 0 ? `a response with ${plural(calls, "tool call")} (stripped, not run)` : "a response with no text";
+    const what =
+      calls > 0
+        ? `a response with ${plural(calls, "tool call")} (stripped, not run)`
+        : blank
+          ? "a response with no text"
+          : "a response with text and no tool calls (the text is kept as the answer)";
     return { reason: "safety_capped", request: "end", detail: `${source} on ${what}` };
   }
   if (finish.kind === "length" && options.length && calls > 0) {

@@ -8,7 +8,8 @@ export const finishReasonConfigSchema = {
     safety: {
       type: "boolean",
       default: true,
-      description: "A safety finish (content_filter, refusal, SAFETY, …) on a response with tool calls or no text ends the run: `safety_capped`.",
+      description:
+        "A safety finish (content_filter, refusal, SAFETY, …) ends the run: `safety_capped`. Tool calls are stripped (never run, never counted by loop-detection); text without tool calls is kept as the answer (outcome `partial`).",
     },
     length: {
       type: "boolean",
@@ -24,7 +25,7 @@ export const finishReasonManifest: Manifest = {
   kind: "middleware",
   kernel: ">=0.1.0 <1",
   description:
-    "Acts on the provider's raw finish reason: a safety stop with tool calls or no text ends the run (`safety_capped`); a length stop inside tool calls strips them and forces a final answer (`model_length_capped`).",
+    "Acts on the provider's raw finish reason: a safety stop ends the run (`safety_capped`; its tool calls never run, its text is a `partial` answer); a length stop inside tool calls strips them and forces a final answer (`model_length_capped`).",
   // after* hooks run in reverse order: being after loop-detection, finish-reason sees the raw
   // response first. batch-leasing may add tool results to `messages` in afterModel.
   requiresBefore: [

@@ -6,12 +6,23 @@ import type { Hooks } from "../../kernel/plugin/types.js";
 import { loopDetectionManifest } from "./manifest.js";
 import { loopStateFor, trackToolCalls, type LoopOptions, type LoopState } from "./tracker.js";
 
+/**
+ * A stop already requested in this step (by a guard whose afterModel runs first, such as
+ * finish-reason's `safety_capped` or token-budget's `token_capped`) makes the kernel strip
+ * the message's tool calls: they never run, so they are not counted.
+ */
+function stopRequestedNow(state: Readonly<Record<string, unknown>>, turn: number): boolean {
+  const stops = (state.stopReasons as StopReasonEntry[] | undefined) ?? [];
+  return stops.some((s) => s.turn === turn && (s.request === "final" || s.request === "end"));
+}
+
 const hooks: Hooks = {
   /** Count the tool calls of the assistant message just produced; queue warnings or request the stop. */
   afterModel(state, ctx) {
     const ai = lastAssistant((state.messages as BaseMessage[] | undefined) ?? []);
     // A forced final answer's calls are discarded by the kernel (or protected, like return_result).
     if (!ai || keelMeta(ai).forced === true || (ai.tool_calls?.length ?? 0) === 0) return;
+    if (stopRequestedNow(state, ctx.turn)) return;
     const current = loopStateFor(state.loop, ctx.runId, ctx.agent);
     const messageId = ai.id ?? null;
     if (messageId !== null && current.lastMessageId === messageId) return;
@@ -64,6 +75,7 @@ export { loopChannelSchema, loopDetectionConfigSchema, loopDetectionManifest } f
 export {
   freshLoopState,
   loopStateFor,
+  FREQUENCY_EXEMPT,
   MAX_PENDING,
   trackToolCalls,
   WARNING_PREFIX,

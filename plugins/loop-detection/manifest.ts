@@ -1,5 +1,5 @@
 import type { Manifest } from "../../kernel/plugin/types.js";
-import { MAX_PENDING } from "./tracker.js";
+import { FREQUENCY_EXEMPT, MAX_PENDING } from "./tracker.js";
 
 const count = (def: number, description: string) => ({ type: "integer", minimum: 1, default: def, description }) as const;
 
@@ -22,6 +22,14 @@ export const loopDetectionConfigSchema = {
         additionalProperties: false,
         properties: { warnAt: { type: "integer", minimum: 1 }, hardLimit: { type: "integer", minimum: 1 } },
       },
+    },
+    frequencyExempt: {
+      type: "array",
+      items: { type: "string", minLength: 1 },
+      uniqueItems: true,
+      default: [...FREQUENCY_EXEMPT],
+      description:
+        "Tools the per-tool frequency rule (`toolWarnAt` / `toolHardLimit`) does not count; delegation limits belong to batch-leasing. A `perTool` entry makes a tool count again; repeated identical call sets still count.",
     },
   },
 } as const;
@@ -49,7 +57,7 @@ export const loopDetectionManifest: Manifest = {
   kind: "middleware",
   kernel: ">=0.1.0 <1",
   description:
-    "Stops an agent that repeats itself: the same tool calls 3 times in the last 20 tool-call turns → a hidden warning, 5 times → stop `loop_capped` with a forced final answer; one tool called 30/50 times → warn/stop.",
+    "Stops an agent that repeats itself: the same tool calls 3 times in the last 20 tool-call turns → a hidden warning, 5 times → stop `loop_capped` with a forced final answer; one tool called 30/50 times → warn/stop (`task` and `return_result` exempt by default).",
   // Both mutate `model.request` in wrapModelCall; batch-leasing may add tool results to `messages` in afterModel.
   requiresBefore: [
     { name: "receipts", optional: true },
@@ -64,7 +72,7 @@ export const loopDetectionManifest: Manifest = {
     },
   },
   hooks: {
-    afterModel: { observes: ["messages"], mutates: ["loop", "stopReasons"] },
+    afterModel: { observes: ["messages", "stopReasons"], mutates: ["loop", "stopReasons"] },
     wrapModelCall: { observes: ["loop"], mutates: ["model.request", "loop"] },
   },
   config: loopDetectionConfigSchema as unknown as Record<string, unknown>,

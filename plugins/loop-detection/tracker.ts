@@ -11,7 +11,16 @@ export interface LoopOptions {
   toolWarnAt: number;
   toolHardLimit: number;
   perTool: Readonly<Record<string, { warnAt?: number; hardLimit?: number }>>;
+  /**
+   * Tools the per-tool frequency rule does not count (default `task`, `return_result`:
+   * delegation limits belong to batch-leasing). A `perTool` entry makes a tool count again.
+   * The repeated-call-set rule still counts them.
+   */
+  frequencyExempt?: readonly string[];
 }
+
+/** The default of `frequencyExempt`: delegation and a child's hand-back are bounded elsewhere. */
+export const FREQUENCY_EXEMPT = ["task", "return_result"] as const;
 
 /** The `loop` channel: one agent run's tracking state (a new run starts fresh). */
 export interface LoopState {
@@ -60,6 +69,11 @@ export function loopStateFor(stored: unknown, runId: string, agent: string): Loo
   return freshLoopState(runId, agent);
 }
 
+/** Whether the per-tool frequency rule counts this tool. */
+function countsFrequency(options: LoopOptions, tool: string): boolean {
+  return !(options.frequencyExempt ?? FREQUENCY_EXEMPT).includes(tool) || options.perTool[tool] !== undefined;
+}
+
 function toolLimits(options: LoopOptions, tool: string): { warnAt: number; hardLimit: number } {
   const own = options.perTool[tool] ?? {};
   return { warnAt: own.warnAt ?? options.toolWarnAt, hardLimit: own.hardLimit ?? options.toolHardLimit };
@@ -69,16 +83,18 @@ function toolLimits(options: LoopOptions, tool: string): { warnAt: number; hardL
  * Account for the tool calls of one assistant message. The same call set for the
  * `warnAt`-th time within the last `window` tool-call messages warns (once per call set);
  * the `hardLimit`-th time stops. Each tool's calls across different arguments are counted
- * for the whole run: warn at `toolWarnAt`, stop at `toolHardLimit` (per-tool overrides).
+ * for the whole run: warn at `toolWarnAt`, stop at `toolHardLimit` (per-tool overrides);
+ * tools in `frequencyExempt` are not counted there (they still count in call sets).
  */
 export function trackToolCalls(state: LoopState, calls: readonly CallLike[], options: LoopOptions, messageId: string | null): LoopVerdict {
   const hash = hashToolCalls(calls);
   const window = [...state.window, hash].slice(-options.window);
   const repeats = window.filter((h) => h === hash).length;
   const toolCounts = { ...state.toolCounts };
-  for (const call of calls) toolCounts[call.name] = (toolCounts[call.name] ?? 0) + 1;
+  const counted = calls.filter((c) => countsFrequency(options, c.name));
+  for (const call of counted) toolCounts[call.name] = (toolCounts[call.name] ?? 0) + 1;
   const next: LoopState = { ...state, lastMessageId: messageId, window, toolCounts };
-  const names = [...new Set(calls.map((c) => c.name))].sort();
+  const names = [...new Set(counted.map((c) => c.name))].sort();
 
   if (repeats >= options.hardLimit) {
     const detail = `the same tool calls ${repeats} times in the last ${options.window} tool-call turns: ${describeCalls(calls)}`;

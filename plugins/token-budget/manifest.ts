@@ -10,7 +10,7 @@ export const tokenBudgetConfigSchema = {
       type: "integer",
       minimum: 1,
       default: 200000,
-      description: "Tokens (input + output) this agent run may use. Lead default 200,000; the subagent stack sets 1,000,000, and a lease's allowance replaces it for a child.",
+      description: "Tokens (input + output) this agent run may use. Lead default 200,000; a subagent stack's default is derived when it is built (1,000,000 with summarization, 2,000,000 without), and a lease's allowance replaces it for a child.",
     },
     warnAt: {
       type: "number",

@@ -55,13 +55,23 @@ describe("finish-reason: safety stops end the run at once", () => {
     expect(report.modelRequests).toHaveLength(1);
   });
 
-  it("a refusal with text and no tool call is the model's answer: no stop", async () => {
-    const report = await runScenario(scenario("refusal with text", [{ provider: "anthropic", finishReason: "refusal", content: "I can't help with that." }]), {
+  it("a refusal with text and no tool call keeps the text, but records safety_capped: partial, never a clean success", async () => {
+    const report = await runScenario(scenario("refusal with text", [{ provider: "anthropic", finishReason: "refusal", content: "I can't help with that." }, { content: "must never be asked for" }]), {
       plugins: [finishReason],
     });
-    expect(report.outcome.status).toBe("succeeded");
-    expect(report.outcome.stopReasons).toEqual([]);
-    expect(guardEvents(report)).toEqual([]);
+    expect(report.outcome.status).toBe("partial");
+    expect(report.outcome.text).toBe("I can't help with that.");
+    expect(report.outcome.primaryStopReason).toBe("safety_capped");
+    expect(report.outcome.stopReasons).toEqual([
+      {
+        reason: "safety_capped",
+        by: "finish-reason",
+        turn: 1,
+        detail: "anthropic stop_reason=refusal on a response with text and no tool calls (the text is kept as the answer)",
+      },
+    ]);
+    expect(report.modelRequests).toHaveLength(1);
+    expect(guardEvents(report)).toEqual([{ plugin: "finish-reason", agent: "lead", action: "stop", reason: "safety_capped", detail: expect.any(String) }]);
   });
 });
 
@@ -102,20 +112,37 @@ describe("finish-reason: length stops inside tool calls force a final answer", (
   });
 });
 
-describe("finish-reason with loop-detection", () => {
-  it("is ordered after loop-detection, so its afterModel sees the raw response first; end wins over final", async () => {
-    const read = { name: "read_file", args: { path: "notes.md" } };
-    const s: ScenarioV1 = {
-      ...scenario("refusal on the 5th identical call", [{ toolCalls: [read] }, { toolCalls: [read] }, { toolCalls: [read] }, { toolCalls: [read] }, { provider: "anthropic", finishReason: "refusal", toolCalls: [read] }]),
-      workspace: { files: { "notes.md": "n\n" } },
-    };
-    const report = await runScenario(s, { plugins: [finishReason, loopDetection] });
+describe("finish-reason with loop-detection: safety before loop accounting", () => {
+  const read = { name: "read_file", args: { path: "notes.md" } };
+  const withNotes = (s: ScenarioV1): ScenarioV1 => ({ ...s, workspace: { files: { "notes.md": "n\n" } } });
+  const toolCallsRun = (report: RunReport) => report.messages.filter((m) => m.role === "tool").length;
+
+  it("is ordered after loop-detection, so its afterModel sees the raw response first", async () => {
+    const report = await runScenario(withNotes(scenario("order", [{ content: "ok" }])), { plugins: [finishReason, loopDetection] });
     expect(report.composition.lead).toEqual(["workspace", "loop-detection", "finish-reason"]);
-    expect(report.outcome.stopReasons.map((r) => [r.reason, r.by])).toEqual([
-      ["safety_capped", "finish-reason"],
-      ["loop_capped", "loop-detection"],
-    ]);
+  });
+
+  it("a refusal on the 5th identical call: safety_capped only, loop-detection does not count the stripped calls", async () => {
+    const s = scenario("refusal on the 5th identical call", [{ toolCalls: [read] }, { toolCalls: [read] }, { toolCalls: [read] }, { toolCalls: [read] }, { provider: "anthropic", finishReason: "refusal", toolCalls: [read] }]);
+    const report = await runScenario(withNotes(s), { plugins: [finishReason, loopDetection] });
+    expect(report.outcome.stopReasons.map((r) => [r.reason, r.by])).toEqual([["safety_capped", "finish-reason"]]);
     expect(report.outcome.status).toBe("failed");
     expect(report.modelRequests).toHaveLength(5);
+    // The four reads ran; the refused fifth never did.
+    expect(toolCallsRun(report)).toBe(4);
+    expect(report.events.filter((e) => e.event === "guard" && (e.data as { action: string }).action === "stop").map((e) => (e.data as { plugin: string }).plugin)).toEqual(["finish-reason"]);
+  });
+
+  it("repeated content_filter responses with identical tool calls (hardLimit 2): safety_capped, never loop_capped, the calls never ran", async () => {
+    const filtered = { finishReason: "content_filter", toolCalls: [read] };
+    const s = { ...scenario("content_filter twice", [{ toolCalls: [read] }, filtered, filtered]), config: { "loop-detection": { hardLimit: 2, warnAt: 2 } } };
+    const report = await runScenario(withNotes(s), { plugins: [finishReason, loopDetection] });
+    expect(report.outcome.stopReasons.map((r) => r.reason)).toContain("safety_capped");
+    expect(report.outcome.stopReasons.map((r) => r.reason)).not.toContain("loop_capped");
+    expect(report.outcome.stopReasons).toHaveLength(1);
+    // One model call after the first read: the filtered response ends the run, its call never runs.
+    expect(report.modelRequests).toHaveLength(2);
+    expect(toolCallsRun(report)).toBe(1);
+    expect(report.events.filter((e) => e.event === "guard").map((e) => (e.data as { plugin: string }).plugin)).toEqual(["finish-reason"]);
   });
 });

@@ -15,6 +15,7 @@ import type { ChildAgentResult } from "../../kernel/ports/agents.js";
 import { ScriptedChatModel } from "../../kernel/testing/scripted-model.js";
 import { seedWorkspace, snapshotWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
 import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
+import { composeSubagentStack } from "../stacks/subagent-stack.js";
 import { buildRunReport, withChildren, type RunReport } from "./run-report.js";
 
 /** Scenarios run on a fixed clock with seeded ids, so two runs give the same report apart from durations. */
@@ -61,7 +62,7 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
     const layers = configLayers(scenario, [lead.stack, sub.stack]);
     const leadComposition = compose(lead.stack, { plugins: lead.plugins, config: [...layers.forStack(lead.stack), onlyPresent(runnerConfig, lead.stack)] });
     const subLayers = [...layers.forStack(sub.stack), ...layers.forChildren(sub.stack), onlyPresent(runnerConfig, sub.stack)];
-    const subComposition = compose(sub.stack, { plugins: sub.plugins, config: subLayers });
+    const subComposition = composeSubagentStack(sub.stack, { plugins: sub.plugins, config: subLayers });
 
     if (leadComposition.plugins.has("workspace")) seedWorkspace(workspaceDir({ root }, threadId), scenario.workspace?.files ?? {});
 
@@ -77,7 +78,7 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
     // Children: the subagent stack (lease allowance as the last config layer), one scripted model per instance.
     const children = new Map<string, ChildAgentResult>();
     const agents = createChildRunner({
-      composeChild: (extra) => (extra.length === 0 ? subComposition : compose(sub.stack, { plugins: sub.plugins, config: [...subLayers, ...extra] })),
+      composeChild: (extra) => (extra.length === 0 ? subComposition : composeSubagentStack(sub.stack, { plugins: sub.plugins, config: [...subLayers, ...extra] })),
       modelFor: (agentPath, type) => new ScriptedChatModel({ script: scenario.agents[type] ?? { turns: [] }, agentPath, agentType: type, faults: scenario.faults ?? [] }),
       types: Object.keys(scenario.agents).filter((name) => name !== "lead"),
       scopeFor: () => scope,

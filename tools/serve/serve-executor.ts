@@ -13,6 +13,7 @@ import type { RunStore } from "../../kernel/runs/types.js";
 import { publicValues } from "../../plugins/gateway/index.js";
 import { seedWorkspace, snapshotWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
 import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
+import { composeSubagentStack } from "../stacks/subagent-stack.js";
 import type { RunModels } from "./run-models.js";
 
 export interface ServeExecutorOptions {
@@ -59,8 +60,8 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
     const subStack = await loadStack((leadStack.stack.subagentStack ?? "subagent") as string | StackV1, { baseDir: leadStack.baseDir, cwd: leadStack.baseDir });
     const lead = compose(leadStack.stack, { plugins: leadStack.plugins, config: stackConfig(leadStack.stack, workspaceConfig, models.scenario) });
     const subLayers = stackConfig(subStack.stack, workspaceConfig, models.scenario, true);
-    const subagent = compose(subStack.stack, { plugins: subStack.plugins, config: subLayers });
-    const composeChild = (extra: readonly ConfigMap[]) => (extra.length === 0 ? subagent : compose(subStack.stack, { plugins: subStack.plugins, config: [...subLayers, ...extra] }));
+    const subagent = composeSubagentStack(subStack.stack, { plugins: subStack.plugins, config: subLayers });
+    const composeChild = (extra: readonly ConfigMap[]) => (extra.length === 0 ? subagent : composeSubagentStack(subStack.stack, { plugins: subStack.plugins, config: [...subLayers, ...extra] }));
     const reader = createRuntimeExecutor({
       runtime: createAgentRuntime(lead, { model: models.forLead("reader"), checkpointer }),
       checkpointer,

@@ -11,10 +11,19 @@ function lease(taskId: string, state: LeaseV1["state"], tokenAllowance = 500_000
 }
 
 describe("readLeasingOptions", () => {
-  it("has the published defaults and clamps concurrency to 1–4 and total to 1–50", () => {
+  it("has the published defaults and clamps concurrency to 2–4 and total to 1–50", () => {
     expect(defaults).toEqual({ concurrency: 3, total: 6, budget: 3_000_000, minAllowance: 50_000, leaseTtlMs: 60_000, heartbeatMs: 10_000 });
     expect(readLeasingOptions({ concurrency: 9, total: 0 })).toMatchObject({ concurrency: 4, total: 1 });
-    expect(readLeasingOptions({ concurrency: 0, total: 99 })).toMatchObject({ concurrency: 1, total: 50 });
+    expect(readLeasingOptions({ concurrency: 0, total: 99 })).toMatchObject({ concurrency: 2, total: 50 });
+    expect(readLeasingOptions({ concurrency: 2 })).toMatchObject({ concurrency: 2 });
+  });
+
+  it("a configured concurrency of 1 grants 2 calls of a batch", () => {
+    const options = readLeasingOptions({ concurrency: 1 });
+    expect(options.concurrency).toBe(2);
+    const { decisions } = decideBatch({ ...noHistory, calls: calls(3) }, options);
+    expect(decisions.map((d) => d.granted)).toEqual([true, true, false]);
+    expect(decisions[2]).toMatchObject({ reason: "subagent_limit_capped", limit: { type: "subagents", value: 2 } });
   });
 });
 

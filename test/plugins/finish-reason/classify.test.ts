@@ -48,13 +48,18 @@ describe("finishStop", () => {
     });
   });
 
-  it("ends the run on a safety finish with blank text, and lets text through", () => {
+  it("ends the run on a safety finish with blank text, and on one with text (kept as the answer, never a clean success)", () => {
     expect(finishStop(message({ finish_reason: "content_filter" }, "  \n"), on)).toEqual({
       reason: "safety_capped",
       request: "end",
       detail: "openai finish_reason=content_filter on a response with no text",
     });
-    expect(finishStop(message({ finish_reason: "content_filter" }, "Partial answer"), on)).toBeNull();
+    expect(finishStop(message({ finish_reason: "content_filter" }, "Partial answer"), on)).toEqual({
+      reason: "safety_capped",
+      request: "end",
+      detail: "openai finish_reason=content_filter on a response with text and no tool calls (the text is kept as the answer)",
+    });
+    expect(finishStop(message({ finish_reason: "content_filter" }, "Partial answer"), { ...on, safety: false })).toBeNull();
   });
 
   it("forces a final answer on a length finish inside tool calls only", () => {

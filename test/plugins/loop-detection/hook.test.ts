@@ -1,11 +1,14 @@
-import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
+import { compose } from "../../../kernel/compose/index.js";
 import { isHidden, messageText } from "../../../kernel/loop/message-meta.js";
+import type { StopReasonEntry } from "../../../kernel/loop/status.js";
 import type { ModelRequestRecord, StreamEventRecord } from "../../../kernel/loop/run-scope.js";
-import type { ChannelUpdate, HookContext, ModelRequest } from "../../../kernel/plugin/types.js";
+import type { ChannelUpdate, HookContext, ModelRequest, Plugin } from "../../../kernel/plugin/types.js";
 import type { ScriptedTurn } from "../../../kernel/testing/scripted-model.js";
 import { pluginRuntime } from "../plugin-runtime.js";
-import loopDetection, { freshLoopState } from "../../../plugins/loop-detection/index.js";
+import finishReason from "../../../plugins/finish-reason/index.js";
+import loopDetection, { freshLoopState, type LoopState } from "../../../plugins/loop-detection/index.js";
 
 function runtimeWith(config: Record<string, unknown>, turns: ScriptedTurn[]) {
   return pluginRuntime(loopDetection, config, turns, ["echo", "probe"]);
@@ -100,5 +103,60 @@ describe("loop-detection wrapModelCall", () => {
     expect(sent).toHaveLength(2);
     expect(messageText(sent[1]!)).toBe("[LOOP WARNING] a\n\n[LOOP WARNING] b");
     expect(isHidden(sent[1]!)).toBe(true);
+  });
+});
+
+describe("loop-detection afterModel after finish-reason: safety before loop accounting", () => {
+  /** The composed afterModel chain (finish-reason first), driven by hand over five responses. */
+  function chain(plugins: Plugin[], config: Record<string, Record<string, unknown>> = {}) {
+    const composition = compose({ name: "t", plugins }, { config: [config] });
+    const state: Record<string, unknown> = { messages: [new HumanMessage("go")], stopReasons: [] };
+    const guardsSeen: Array<{ plugin: string; action: string; reason: string }> = [];
+    const respond = (turn: number, response: AIMessage) => {
+      state.messages = [...(state.messages as BaseMessage[]), response];
+      for (const name of composition.hooks.afterModel) {
+        const member = composition.plugins.get(name)!;
+        const ctx = {
+          plugin: name,
+          hook: "afterModel",
+          runId: "r1",
+          threadId: "t1",
+          agent: "lead",
+          turn,
+          config: member.config,
+          guard: (g: { action: string; reason: string }) => guardsSeen.push({ plugin: name, ...g }),
+        } as unknown as HookContext;
+        const update = member.plugin.hooks.afterModel!(state, ctx) as ChannelUpdate | undefined;
+        if (update?.stopReasons) state.stopReasons = [...(state.stopReasons as StopReasonEntry[]), ...(update.stopReasons as StopReasonEntry[])];
+        if (update?.loop) state.loop = update.loop;
+      }
+    };
+    return { composition, state, respond, guardsSeen };
+  }
+  const filtered = (turn: number) =>
+    new AIMessage({ id: `m${turn}`, content: "", tool_calls: [{ id: `c${turn}`, name: "echo", args: { query: "same" }, type: "tool_call" }], response_metadata: { finish_reason: "content_filter" } });
+
+  it("five content_filter responses with identical tool calls are never counted: no loop_capped, no warning", () => {
+    const { composition, state, respond, guardsSeen } = chain([finishReason, loopDetection]);
+    expect(composition.hooks.afterModel).toEqual(["finish-reason", "loop-detection"]);
+    for (let turn = 1; turn <= 5; turn++) respond(turn, filtered(turn));
+    const stops = state.stopReasons as StopReasonEntry[];
+    expect(stops.map((s) => s.reason)).toEqual(Array.from({ length: 5 }, () => "safety_capped"));
+    expect(stops.some((s) => s.reason === "loop_capped")).toBe(false);
+    expect(guardsSeen.every((g) => g.plugin === "finish-reason" && g.action === "stop")).toBe(true);
+    // Nothing was counted: no loop state was ever written.
+    expect(state.loop).toBeUndefined();
+  });
+
+  it("the same responses without a safety finish are counted (warn at 3, stop at 5)", () => {
+    const { state, respond, guardsSeen } = chain([finishReason, loopDetection]);
+    for (let turn = 1; turn <= 5; turn++) {
+      const m = filtered(turn);
+      m.response_metadata = { finish_reason: "tool_calls" };
+      respond(turn, m);
+    }
+    expect((state.stopReasons as StopReasonEntry[]).map((s) => s.reason)).toEqual(["loop_capped"]);
+    expect(guardsSeen.map((g) => [g.plugin, g.action])).toEqual([["loop-detection", "warn"], ["loop-detection", "stop"]]);
+    expect((state.loop as LoopState).window).toHaveLength(5);
   });
 });

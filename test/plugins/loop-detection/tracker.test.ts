@@ -102,6 +102,30 @@ describe("trackToolCalls", () => {
     expect(verdicts[2]!.state.toolCounts).toEqual({ read_file: 6 });
   });
 
+  it("does not count task / return_result for frequency by default: 60 distinct delegations, no warning, no stop", () => {
+    const task = (i: number) => ({ name: "task", args: { description: `part ${i}`, prompt: `Do part ${i}.`, subagentType: "general-purpose" } });
+    const steps = Array.from({ length: 15 }, (_, b) => [task(4 * b), task(4 * b + 1), task(4 * b + 2), task(4 * b + 3)]);
+    const verdicts = feed([...steps, [{ name: "return_result", args: { text: "a" } }], [{ name: "return_result", args: { text: "b" } }]], { ...defaults, toolWarnAt: 2, toolHardLimit: 3 });
+    expect(verdicts.every((v) => v.stop === null && v.warnings.length === 0)).toBe(true);
+    expect(verdicts.at(-1)!.state.toolCounts).toEqual({});
+  });
+
+  it("counts exempt tools when the list is emptied or perTool names them", () => {
+    const task = (i: number) => [{ name: "task", args: { description: `part ${i}` } }];
+    const counted = feed([task(1), task(2), task(3)], { ...defaults, toolWarnAt: 2, toolHardLimit: 3, frequencyExempt: [] });
+    expect(counted[2]!.stop).toEqual({ detail: "tool `task` called 3 times in this run (limit 3)", limit: 3 });
+    const named = feed([task(1), task(2)], { ...defaults, perTool: { task: { hardLimit: 2 } } });
+    expect(named[1]!.stop).toEqual({ detail: "tool `task` called 2 times in this run (limit 2)", limit: 2 });
+  });
+
+  it("still counts identical task calls as a repeated call set (a real loop)", () => {
+    const same = [{ name: "task", args: { description: "same", prompt: "Same again.", subagentType: "general-purpose" } }];
+    const verdicts = feed([same, same, same, same, same]);
+    expect(verdicts[2]!.warnings.map((w) => w.detail)).toEqual([expect.stringContaining("the same tool calls 3 times")]);
+    expect(verdicts[4]!.stop).toMatchObject({ limit: 5, detail: expect.stringContaining("the same tool calls 5 times") });
+    expect(verdicts[4]!.state.toolCounts).toEqual({});
+  });
+
   it("keeps at most 4 pending warnings, the newest", () => {
     const calls = Array.from({ length: 6 }, (_, i) => ({ name: `tool${i}`, args: {} }));
     const [verdict] = feed([calls], { ...defaults, toolWarnAt: 1, toolHardLimit: 10 });
