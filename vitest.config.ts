@@ -7,5 +7,9 @@ export const excludedFromTests = [...configDefaults.exclude, "**/.keel/**", "dis
 export default defineConfig({
   test: {
     exclude: excludedFromTests,
+    // Hang guards, not performance limits: the machines are shared 2-core boxes, and a
+    // scenario that takes 2 s alone can take 10 s while other suites run beside it.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
   },
 });
