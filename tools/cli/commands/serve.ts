@@ -1,7 +1,6 @@
 import { CompositionError } from "../../../kernel/errors.js";
 import { KERNEL_VERSION } from "../../../kernel/version.js";
 import { resolveServeOptions } from "../../serve/serve-options.js";
-import { startServer } from "../../serve/start-server.js";
 import { parseCommandArgs } from "../args.js";
 import { EXIT_FAILED, EXIT_OK, failUsage, type CommandIO } from "../io.js";
 import { renderProblems } from "./compose.js";
@@ -72,6 +71,8 @@ export async function serveCommand(args: string[], io: CommandIO): Promise<numbe
     }
     if (positionals.length > 0) return failUsage(io, false, new Error(`unexpected argument \`${positionals[0]}\`; ${USAGE}`));
     const options = resolveServeOptions(values, process.env, io.cwd);
+    // Loaded here, so `--help` and usage errors answer without loading the whole server.
+    const { startServer } = await import("../../serve/start-server.js");
     server = await startServer(options, { version: KERNEL_VERSION, log: (line) => io.err(line) });
   } catch (error) {
     // A served stack that does not compose is a failed check (exit 1), listed on stderr.
