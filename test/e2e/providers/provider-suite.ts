@@ -82,7 +82,7 @@ export function describeProvider(dialect: ProviderDialect): void {
     it("honours a 429's Retry-After: exactly one retry, its scheduled delay journaled (1000 ms)", async () => {
       fake.script(dialect.error(429, "Rate limit reached for requests", { headers: { "retry-after": "1" } }), dialect.answer({ text: "Made it." }));
       const r = await run("Say something.");
-      expect(r.outcome).toMatchObject({ status: "succeeded", text: "Made it." });
+      expect(r.outcome).toMatchObject({ status: "succeeded", text: "Made it.", stopReasons: [] });
       expect(r.requests).toHaveLength(2);
       expect(guardsOf(r)).toEqual([
         { plugin: "error-fallback", agent: "lead", action: "retry", reason: "rate_limited", detail: "attempt 2/3 after 1000 ms: 429 Rate limit reached for requests", retryInMs: 1000 },
@@ -97,7 +97,7 @@ export function describeProvider(dialect: ProviderDialect): void {
       fake.script(...[1, 2, 3].map(() => dialect.error(500, "The server had an error while processing your request")));
       const r = await run("Say something.");
       expect(r.requests).toHaveLength(3);
-      expect(r.outcome).toMatchObject({ status: "failed", error: { type: "server_error", message: "The server had an error while processing your request", retryable: true } });
+      expect(r.outcome).toMatchObject({ status: "failed", stopReasons: [], error: { type: "server_error", message: "The server had an error while processing your request", retryable: true } });
       expect(r.outcome.text).not.toMatch(/Troubleshooting|500 500|status code/);
       const guards = guardsOf(r);
       expect(guards.map((g) => [g.action, g.reason])).toEqual([
@@ -114,13 +114,14 @@ export function describeProvider(dialect: ProviderDialect): void {
     });
 
     it.each([
-      [400, "provider_error", "max_tokens is too large for this model"],
-      [401, "auth", "Incorrect API key provided"],
-    ])("never retries a %i (%s)", async (status, type, message) => {
-      fake.script(dialect.error(status, message));
+      [400, "provider_error", "max_tokens is too large for this model", undefined],
+      [401, "auth", "Incorrect API key provided", undefined],
+      [429, "quota", "You exceeded your current quota, please check your plan and billing details", "insufficient_quota"],
+    ])("never retries a %i (%s)", async (status, type, message, code) => {
+      fake.script(dialect.error(status, message, code ? { code, headers: { "retry-after": "1" } } : {}));
       const r = await run("Say something.");
       expect(r.requests).toHaveLength(1);
-      expect(r.outcome).toMatchObject({ status: "failed", error: { type, message, retryable: false } });
+      expect(r.outcome).toMatchObject({ status: "failed", stopReasons: [], error: { type, message, retryable: false } });
       expect(r.outcome.text).not.toMatch(/Troubleshooting|https?:/);
       expect(guardsOf(r)).toEqual([]);
       expect(journalOf(r, "guard")).toEqual([]);
@@ -130,22 +131,25 @@ export function describeProvider(dialect: ProviderDialect): void {
     it("retries a stream whose connection drops mid-response", async () => {
       fake.script(dialect.cut("Partial ans", "drop"), dialect.answer({ text: "Full answer." }));
       const r = await run("Answer me.", { stream: true });
-      expect(r.outcome).toMatchObject({ status: "succeeded", text: "Full answer." });
+      expect(r.outcome).toMatchObject({ status: "succeeded", text: "Full answer.", stopReasons: [] });
       expect(r.requests).toHaveLength(2);
       const guards = guardsOf(r);
       expect(guards).toHaveLength(1);
       expect(guards[0]).toMatchObject({ plugin: "error-fallback", action: "retry", reason: "network" });
       expect(guards[0]!.retryInMs).toBeLessThanOrEqual(100);
+      expect(journalOf(r, "guard").map((e) => ({ name: e.name, status: e.status, retryInMs: e.retryInMs }))).toEqual([{ name: "error-fallback", status: "retry", retryInMs: guards[0]!.retryInMs }]);
       expect(statuses(r, "model_call")).toEqual(["error", "ok"]);
     });
 
     it(`fails a stalled stream after KEEL_PROVIDER_IDLE_MS (${IDLE_MS} ms) of silence as a timeout, and retries it`, async () => {
       fake.script(dialect.cut("Partial", "stall"), dialect.answer({ text: "After the stall." }));
       const r = await run("Answer me.", { stream: true });
-      expect(r.outcome).toMatchObject({ status: "succeeded", text: "After the stall." });
+      expect(r.outcome).toMatchObject({ status: "succeeded", text: "After the stall.", stopReasons: [] });
       expect(r.requests).toHaveLength(2);
       expect(guardsOf(r).map((g) => [g.action, g.reason])).toEqual([["retry", "timeout"]]);
       expect(guardsOf(r)[0]!.detail).toMatch(new RegExp(`sent nothing for ${IDLE_MS} ms`));
+      expect(journalOf(r, "guard").map((e) => [e.name, e.status, e.retryInMs])).toEqual([["error-fallback", "retry", guardsOf(r)[0]!.retryInMs]]);
+      expect(statuses(r, "model_call")).toEqual(["error", "ok"]);
       expect(r.wallMs).toBeGreaterThanOrEqual(IDLE_MS);
     });
 
@@ -157,7 +161,9 @@ export function describeProvider(dialect: ProviderDialect): void {
       expect(r.outcome.error?.type).toBe("safety_capped");
       expect(r.outcome.stopReasons).toEqual([expect.objectContaining({ reason: "safety_capped", by: "finish-reason", detail: expect.stringContaining(dialect.raw.safety) })]);
       expect(guardsOf(r)).toEqual([expect.objectContaining({ plugin: "finish-reason", action: "stop", reason: "safety_capped" })]);
+      expect(journalOf(r, "guard").map((e) => [e.name, e.status])).toEqual([["finish-reason", "stop"]]);
       expect(journalOf(r, "tool_call")).toEqual([]);
+      expect(statuses(r, "model_call")).toEqual(["ok"]);
     });
 
     it(`strips tool calls cut by a length finish (${dialect.raw.length}) and forces one final answer without tools: partial`, async () => {
@@ -168,7 +174,9 @@ export function describeProvider(dialect: ProviderDialect): void {
       expect(r.outcome).toMatchObject({ status: "partial", text: "Here is what I have so far." });
       expect(r.outcome.stopReasons).toEqual([expect.objectContaining({ reason: "model_length_capped", by: "finish-reason" })]);
       expect(guardsOf(r)).toEqual([expect.objectContaining({ plugin: "finish-reason", action: "stop", reason: "model_length_capped" })]);
+      expect(journalOf(r, "guard").map((e) => [e.name, e.status])).toEqual([["finish-reason", "stop"]]);
       expect(journalOf(r, "tool_call")).toEqual([]);
+      expect(statuses(r, "model_call")).toEqual(["ok", "ok"]);
     });
   });
 }
