@@ -1,23 +1,26 @@
-import Anthropic from "@anthropic-ai/sdk";
-import { addLangChainErrorFields } from "@langchain/core/errors";
-import { APIError as OpenAIError } from "openai";
+import { ChatAnthropic } from "@langchain/anthropic";
+import { OpenAIClient, wrapOpenAIClientError } from "@langchain/openai";
 import { describe, expect, it } from "vitest";
 import { ModelCallError } from "../../../kernel/loop/model-call.js";
 import { classifyProviderError, cleanProviderMessage } from "../../../plugins/error-fallback/index.js";
 
+// The SDKs' own error classes, reached through the LangChain packages (the SDKs are their dependencies, not ours).
+const OpenAIError = OpenAIClient.APIError;
+type ErrorFactory = { generate(status: number, body: unknown, message: string | undefined, headers: Headers): Error };
+const AnthropicError = (new ChatAnthropic({ model: "m", apiKey: "k" }).createClient({ apiKey: "k" }).constructor as unknown as { APIError: ErrorFactory }).APIError;
+
 /** Errors as the real SDKs build them from an HTTP answer, wrapped as LangChain and the kernel wrap them. */
-function openAiError(status: number, body: Record<string, unknown>, headers: Record<string, string> = {}, lcCode?: "MODEL_RATE_LIMIT") {
-  const sdk = OpenAIError.generate(status, { error: body }, undefined, new Headers(headers));
-  return new ModelCallError(lcCode ? addLangChainErrorFields(sdk, lcCode) : sdk);
+function openAiError(status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return new ModelCallError(wrapOpenAIClientError(OpenAIError.generate(status, { error: body }, undefined, new Headers(headers))));
 }
 
 function anthropicError(status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) {
-  return new ModelCallError(Anthropic.APIError.generate(status, body, undefined, new Headers(headers)));
+  return new ModelCallError(AnthropicError.generate(status, body, undefined, new Headers(headers)));
 }
 
 describe("error-fallback: the provider's message once", () => {
   it("takes OpenAI's message without the status prefix or LangChain's troubleshooting URL", () => {
-    const error = openAiError(429, { message: "Rate limit reached for gpt-x in organization org-1", type: "requests", code: "rate_limit_exceeded" }, { "retry-after": "2" }, "MODEL_RATE_LIMIT");
+    const error = openAiError(429, { message: "Rate limit reached for gpt-x in organization org-1", type: "requests", code: "rate_limit_exceeded" }, { "retry-after": "2" });
     // What the SDK and LangChain put in the message: the status, then the text, then a URL.
     expect(error.message).toMatch(/^429 Rate limit reached[\s\S]*Troubleshooting URL: https:\/\/\S+MODEL_RATE_LIMIT/);
     const failure = classifyProviderError(error, 0);
