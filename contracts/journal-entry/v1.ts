@@ -21,6 +21,8 @@ export const JournalEntryV1 = Type.Object(
     outputSha256: Type.Optional(HexHash),
     usage: Type.Optional(Usage),
     durationMs: Type.Number({ minimum: 0 }),
+    /** A `retry` guard entry: the delay scheduled before the next attempt, in ms. */
+    retryInMs: Type.Optional(Type.Integer({ minimum: 0 })),
   },
   { additionalProperties: false },
 );

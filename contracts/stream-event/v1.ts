@@ -17,6 +17,8 @@ export const GuardEventData = Type.Object(
     reason: Type.String({ minLength: 1 }),
     detail: Type.Optional(Type.String()),
     agent: Type.String({ minLength: 1 }),
+    /** `retry` only: the delay scheduled before the next attempt, in ms. */
+    retryInMs: Type.Optional(Type.Integer({ minimum: 0 })),
   },
   { additionalProperties: false },
 );

@@ -96,7 +96,7 @@ export class HookRunner {
       emit: (event, data) => void scope.emit(event, data),
       guard: (data: GuardEventData) => {
         scope.emit("guard", { plugin, agent: identity.agent, ...data });
-        scope.journal({ agent: identity.agent, turn, kind: "guard", name: plugin, status: data.action, durationMs: 0 });
+        scope.journal({ agent: identity.agent, turn, kind: "guard", name: plugin, status: data.action, durationMs: 0, ...(data.retryInMs === undefined ? {} : { retryInMs: data.retryInMs }) });
       },
       update: (partial) => {
         if (hook !== "wrapModelCall" && hook !== "wrapToolCall") {

@@ -33,6 +33,8 @@ export interface JournalRecord {
   outputSha256?: string;
   usage?: TokenUsage;
   durationMs: number;
+  /** A `retry` guard entry: the delay scheduled before the next attempt, in ms. */
+  retryInMs?: number;
 }
 
 /** What the provider would have received for one model call attempt. */

@@ -12,6 +12,7 @@ import { toRunError } from "./finish.js";
 import { HookRunner } from "./hook-runner.js";
 import { LocalState } from "./local-state.js";
 import { ensureMessageId } from "./message-meta.js";
+import { warnOnModelRetries } from "./model-retries.js";
 import { freshLoopState, type BoundTool, type LoopState, type RunDeps } from "./loop-state.js";
 import type { TokenUsage } from "./normalize.js";
 import { RunScope, systemClock, type Clock, type RunSink } from "./run-scope.js";
@@ -20,7 +21,12 @@ import { extractiveSummary, type Summarizer } from "./summarize.js";
 import { toolsStep } from "./tools-node.js";
 
 export interface AgentRuntimeOptions {
-  /** Any `@langchain/core` chat model. */
+  /**
+   * Any `@langchain/core` chat model. Build provider clients with `maxRetries: 0`: the
+   * stack's error-fallback is the only retry layer (a client retrying on its own hides
+   * attempts from the journal); the runtime warns once (`KEEL_WARN_MODEL_RETRIES`) when
+   * it can tell a provider model retries on its own.
+   */
   model: BaseChatModel;
   /** Tools in addition to those the stack's plugins supply. */
   tools?: readonly KeelTool[];
@@ -94,6 +100,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
   const runs = new Map<string, RunDeps>();
   const checkpointer = options.checkpointer ?? new MemorySaver();
   const clock = options.clock ?? systemClock;
+  warnOnModelRetries(options.model);
 
   // Built from the composition at run time, so LangGraph's static state typing cannot follow it.
   const channelSpec: Record<string, any> = {};

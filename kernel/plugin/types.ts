@@ -25,6 +25,8 @@ export interface GuardEventData {
   action: "warn" | "strip" | "block" | "refuse" | "retry" | "stop";
   reason: string;
   detail?: string;
+  /** `retry` only: the delay scheduled before the next attempt, in ms (also journaled). */
+  retryInMs?: number;
 }
 
 export interface HookContext extends RunIdentity {

@@ -101,11 +101,35 @@ export function retryAfterMs(error: unknown, nowMs: number): number | undefined 
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
+const TROUBLESHOOTING = /\s*Troubleshooting URL:\s*\S+\s*/gi;
+
+/** A message without what SDKs and LangChain add around the provider's text: a leading status code, a troubleshooting URL. */
+export function cleanProviderMessage(text: string, status?: number): string {
+  let out = text.replace(TROUBLESHOOTING, " ").trim();
+  if (status !== undefined) {
+    if (out === `${status} status code (no body)`) return `HTTP ${status} (no body)`;
+    const prefix = `${status} `;
+    if (out.startsWith(prefix)) out = out.slice(prefix.length).trim();
+  }
+  return out;
+}
+
+/**
+ * The provider's own message: the `message` of the error body the SDK parsed (OpenAI's
+ * `error.message`, Anthropic's `error.error.message`), the deepest one found, else the
+ * error's own message, cleaned.
+ */
+function providerMessage(error: unknown, links: Record<string, unknown>[], status: number | undefined): string {
+  const body = links.filter((link) => !(link instanceof Error) && typeof link.message === "string" && (link.message as string).trim() !== "").at(-1);
+  const raw = (body?.message as string | undefined) ?? ((error instanceof Error ? error.message : typeof error === "string" ? error : "") || strings(links, ["message"])[0] || "");
+  return cleanProviderMessage(raw, status) || "unknown provider error";
+}
+
 /** Classify a provider error (rules in README.md, "Classification"). */
 export function classifyProviderError(error: unknown, nowMs: number): ProviderFailure {
   const links = chain(error);
   const status = firstNumber(links, ["status", "statusCode", "status_code"]);
-  const message = (error instanceof Error ? error.message : typeof error === "string" ? error : "") || strings(links, ["message"])[0] || "unknown provider error";
+  const message = providerMessage(error, links, status);
   const codes = strings(links, ["code", "type", "name"]);
   const texts = [...codes, ...strings(links, ["message"])].join(" \u0000 ");
   const failure = (type: ProviderErrorType, retryable: boolean): ProviderFailure => {

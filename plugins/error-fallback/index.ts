@@ -45,7 +45,8 @@ export default errorFallbackPlugin;
 
 export { backoffDelay, sleepWithSignal } from "./backoff.js";
 export { CircuitBreaker, type BreakerSettings } from "./breaker.js";
-export { classifyProviderError, retryAfterMs, type ProviderErrorType, type ProviderFailure } from "./classify.js";
+export { classifyProviderError, cleanProviderMessage, retryAfterMs, type ProviderErrorType, type ProviderFailure } from "./classify.js";
+export { DEFAULT_PROVIDER_IDLE_MS, idleTimeoutFetch, ProviderIdleTimeoutError } from "./idle-timeout-fetch.js";
 export { errorFallbackMessage, type FallbackInfo } from "./fallback-message.js";
 export { errorFallbackConfigSchema, errorFallbackManifest } from "./manifest.js";
 export { DEFAULT_OPTIONS, readOptions, retryModelCall, type ErrorFallbackOptions, type RetryEnvironment } from "./wrap-model-call.js";

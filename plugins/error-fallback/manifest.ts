@@ -7,11 +7,12 @@ export const errorFallbackConfigSchema = {
   properties: {
     attempts: { type: "integer", minimum: 1, default: 3, description: "Total model call attempts per turn (the first call included)." },
     baseMs: { type: "integer", minimum: 0, default: 1000, description: "Backoff base: the delay before retry n is random in [0, min(capMs, baseMs * 2^(n-1))]." },
-    capMs: {
+    capMs: { type: "integer", minimum: 0, default: 8000, description: "Longest jittered backoff wait before a retry (a provider's Retry-After is bounded by `maxRetryAfterMs` instead)." },
+    maxRetryAfterMs: {
       type: "integer",
       minimum: 0,
-      default: 8000,
-      description: "Longest wait before a retry; a provider Retry-After longer than this ends the retries (the fallback is returned).",
+      default: 60000,
+      description: "Longest provider Retry-After that is waited for; a longer one ends the retries (the fallback is returned, `retryable: true`).",
     },
     breakerFailures: { type: "integer", minimum: 1, default: 5, description: "Retryable provider failures within `breakerWindowMs` that open the circuit breaker." },
     breakerWindowMs: { type: "integer", minimum: 1, default: 60000, description: "Window in which breaker failures are counted." },

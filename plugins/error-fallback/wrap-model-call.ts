@@ -13,6 +13,7 @@ export interface ErrorFallbackOptions {
   breakerFailures: number;
   breakerWindowMs: number;
   breakerOpenMs: number;
+  maxRetryAfterMs: number;
 }
 
 export const DEFAULT_OPTIONS: ErrorFallbackOptions = {
@@ -22,6 +23,7 @@ export const DEFAULT_OPTIONS: ErrorFallbackOptions = {
   breakerFailures: 5,
   breakerWindowMs: 60000,
   breakerOpenMs: 30000,
+  maxRetryAfterMs: 60000,
 };
 
 export function readOptions(config: Readonly<Record<string, unknown>>): ErrorFallbackOptions {
@@ -86,13 +88,15 @@ export async function retryModelCall(request: ModelRequest, next: ModelHandler, 
         ctx.guard({ action: "block", reason: "circuit_open", detail: `${options.breakerFailures} provider failures within ${options.breakerWindowMs} ms; failing fast for ${options.breakerOpenMs} ms` });
       }
       if (attempt >= options.attempts) return errorFallbackMessage(failure, summary, fallbackId);
-      if (failure.retryAfterMs !== undefined && failure.retryAfterMs > options.capMs) {
-        const asked = { ...failure, message: `${failure.message} (the provider asked to retry after ${failure.retryAfterMs} ms, more than capMs=${options.capMs})` };
+      if (failure.retryAfterMs !== undefined && failure.retryAfterMs > options.maxRetryAfterMs) {
+        // Still retryable: a caller may try again later; this call does not stall that long.
+        const asked = { ...failure, message: `${failure.message} (the provider asked to retry after ${failure.retryAfterMs} ms, more than maxRetryAfterMs=${options.maxRetryAfterMs})` };
         return errorFallbackMessage(asked, summary, fallbackId);
       }
       if (env.breaker.remainingOpenMs(env.now()) > 0) continue;
+      // Retry-After is honoured exactly (up to maxRetryAfterMs); otherwise jittered backoff capped at capMs.
       const delay = failure.retryAfterMs ?? backoffDelay(attempt, options.baseMs, options.capMs, env.random);
-      ctx.guard({ action: "retry", reason: failure.type, detail: `attempt ${attempt + 1}/${options.attempts} after ${delay} ms: ${describe(failure)}` });
+      ctx.guard({ action: "retry", reason: failure.type, detail: `attempt ${attempt + 1}/${options.attempts} after ${delay} ms: ${describe(failure)}`, retryInMs: delay });
       try {
         await env.sleep(delay, ctx.signal);
       } catch {

@@ -33,8 +33,8 @@ describe("scenario: provider errors with error-fallback", () => {
     expect(report.outcome.text).toBe("Tides follow the moon.");
     expect(report.modelRequests.map((r) => r.turn)).toEqual([1, 2, 2, 2]);
     expect(guardEvents(report)).toEqual([
-      { plugin: "error-fallback", agent: "lead", action: "retry", reason: "rate_limited", detail: "attempt 2/3 after 500 ms: 429 rate limited" },
-      { plugin: "error-fallback", agent: "lead", action: "retry", reason: "rate_limited", detail: "attempt 3/3 after 1000 ms: 429 rate limited" },
+      { plugin: "error-fallback", agent: "lead", action: "retry", reason: "rate_limited", detail: "attempt 2/3 after 500 ms: 429 rate limited", retryInMs: 500 },
+      { plugin: "error-fallback", agent: "lead", action: "retry", reason: "rate_limited", detail: "attempt 3/3 after 1000 ms: 429 rate limited", retryInMs: 1000 },
     ]);
     expect(report.turns).toEqual({ lead: 2, total: 2 });
   });

@@ -6,8 +6,14 @@ export type ModelSpec =
   | { kind: "demo" }
   /** A scenario@1 file whose `agents` scripts answer every run, afresh per run. */
   | { kind: "scripted"; file: string }
-  | { kind: "openai"; model: string }
-  | { kind: "anthropic"; model: string };
+  | ProviderModelSpec;
+
+/** A real provider; `maxTokens` (`--max-tokens`) caps each response's output tokens. */
+export interface ProviderModelSpec {
+  kind: "openai" | "anthropic";
+  model: string;
+  maxTokens?: number;
+}
 
 export function parseModelSpec(spec: string, cwd: string): ModelSpec {
   if (spec === "demo") return { kind: "demo" };

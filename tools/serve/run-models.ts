@@ -7,7 +7,8 @@ import { KeelError } from "../../kernel/errors.js";
 import { packageRoot } from "../../kernel/package-root.js";
 import { ScriptedChatModel, type ScriptedAgent, type ScriptedChatModelOptions, type ScriptedFault } from "../../kernel/testing/scripted-model.js";
 import { loadScenarioFile } from "../scenario/load-scenario.js";
-import type { ModelSpec } from "./model-spec.js";
+import { DEFAULT_PROVIDER_IDLE_MS, idleTimeoutFetch } from "../../plugins/error-fallback/idle-timeout-fetch.js";
+import type { ModelSpec, ProviderModelSpec } from "./model-spec.js";
 
 /** The chat models of a server: fresh ones per run, so scripted runs start their scripts afresh. */
 export interface RunModels {
@@ -29,30 +30,56 @@ export function demoScenarioPath(): string {
 /** With a real model every child runs the same model on the subagent stack; the type only names the role. */
 const REAL_MODEL_CHILD_TYPES = ["general-purpose"] as const;
 
-export async function loadRunModels(spec: ModelSpec): Promise<RunModels> {
+export async function loadRunModels(spec: ModelSpec, env: NodeJS.ProcessEnv = process.env): Promise<RunModels> {
   switch (spec.kind) {
     case "demo":
       return scriptedModels(loadScenarioFile(demoScenarioPath()).scenario);
     case "scripted":
       return scriptedModels(loadScenarioFile(spec.file).scenario);
-    case "openai": {
-      const { ChatOpenAI } = await import("@langchain/openai");
-      const baseURL = process.env.OPENAI_BASE_URL;
-      // Any OpenAI-compatible server: local ones often need no key, but the client wants one.
-      const apiKey = process.env.OPENAI_API_KEY || (baseURL ? "not-needed" : "");
-      const make = () => new ChatOpenAI({ model: spec.model, apiKey, ...(baseURL ? { configuration: { baseURL } } : {}) }) as unknown as BaseChatModel;
-      if (!process.env.OPENAI_API_KEY && !baseURL) {
-        throw new KeelError("KEEL_ERR_SERVE_CONFIG", "--model openai:… needs OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible server)");
-      }
-      return { forLead: make, forChild: make, childTypes: REAL_MODEL_CHILD_TYPES };
-    }
+    case "openai":
     case "anthropic": {
-      const { ChatAnthropic } = await import("@langchain/anthropic");
-      if (!process.env.ANTHROPIC_API_KEY) throw new KeelError("KEEL_ERR_SERVE_CONFIG", "--model anthropic:… needs ANTHROPIC_API_KEY");
-      const make = () => new ChatAnthropic({ model: spec.model, apiKey: process.env.ANTHROPIC_API_KEY }) as unknown as BaseChatModel;
-      return { forLead: make, forChild: make, childTypes: REAL_MODEL_CHILD_TYPES };
+      const make = await providerModelFactory(spec, env);
+      return { forLead: () => make(), forChild: () => make(), childTypes: REAL_MODEL_CHILD_TYPES };
     }
   }
+}
+
+/**
+ * A factory of the provider's LangChain client, checked once (keys, idle bound). Every
+ * client is built with its own retries off (`maxRetries: 0`, which LangChain passes on
+ * to the SDK): error-fallback is the only retry layer, so each retry is a `guard` event
+ * and a journal entry, and attempts are counted once. Every request goes through
+ * `idleTimeoutFetch`: a provider silent for `KEEL_PROVIDER_IDLE_MS` (default 120 s)
+ * fails the attempt as a retryable timeout.
+ */
+export async function providerModelFactory(spec: ProviderModelSpec, env: NodeJS.ProcessEnv = process.env): Promise<() => BaseChatModel> {
+  const fetch = idleTimeoutFetch(providerIdleMs(env));
+  const maxTokens = spec.maxTokens === undefined ? {} : { maxTokens: spec.maxTokens };
+  if (spec.kind === "openai") {
+    const { ChatOpenAI } = await import("@langchain/openai");
+    const baseURL = env.OPENAI_BASE_URL;
+    if (!env.OPENAI_API_KEY && !baseURL) {
+      throw new KeelError("KEEL_ERR_SERVE_CONFIG", "--model openai:… needs OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible server)");
+    }
+    // Any OpenAI-compatible server: local ones often need no key, but the client wants one.
+    const apiKey = env.OPENAI_API_KEY || "not-needed";
+    return () => new ChatOpenAI({ model: spec.model, apiKey, maxRetries: 0, ...maxTokens, configuration: { fetch, ...(baseURL ? { baseURL } : {}) } }) as unknown as BaseChatModel;
+  }
+  const { ChatAnthropic } = await import("@langchain/anthropic");
+  const apiKey = env.ANTHROPIC_API_KEY;
+  if (!apiKey) throw new KeelError("KEEL_ERR_SERVE_CONFIG", "--model anthropic:… needs ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for another Messages API server)");
+  const baseURL = env.ANTHROPIC_BASE_URL;
+  return () =>
+    new ChatAnthropic({ model: spec.model, apiKey, maxRetries: 0, ...maxTokens, ...(baseURL ? { anthropicApiUrl: baseURL } : {}), clientOptions: { fetch } }) as unknown as BaseChatModel;
+}
+
+/** `KEEL_PROVIDER_IDLE_MS`: how long a provider may send nothing before the attempt fails (ms, ≥ 10). */
+export function providerIdleMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.KEEL_PROVIDER_IDLE_MS;
+  if (raw === undefined || raw === "") return DEFAULT_PROVIDER_IDLE_MS;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || value < 10) throw new KeelError("KEEL_ERR_SERVE_CONFIG", `KEEL_PROVIDER_IDLE_MS must be an integer number of milliseconds >= 10, got \`${raw}\``);
+  return value;
 }
 
 function scriptedModels(scenario: ScenarioV1): RunModels {

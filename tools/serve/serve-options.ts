@@ -39,6 +39,7 @@ export interface ServeFlags {
   model?: string;
   bash?: string;
   "max-turns"?: string;
+  "max-tokens"?: string;
   plugin?: string[];
 }
 
@@ -50,6 +51,10 @@ export interface ServeFlags {
  */
 export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, cwd: string): ServeOptions {
   const model = parseModelSpec(flags.model ?? "demo", cwd);
+  if (flags["max-tokens"] !== undefined) {
+    if (model.kind !== "openai" && model.kind !== "anthropic") throw new KeelError("KEEL_ERR_CLI_USAGE", "--max-tokens applies to --model openai:MODEL and anthropic:MODEL only");
+    model.maxTokens = integerFlag("--max-tokens", flags["max-tokens"], 0, 1, 1_000_000);
+  }
   const host = flags.host ?? DEFAULT_HOST;
   const apiKeys = ApiKeys.parse(env.KEEL_API_KEYS);
   if (apiKeys.size === 0 && !isLoopbackHost(host)) {

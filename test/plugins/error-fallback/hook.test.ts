@@ -85,8 +85,8 @@ describe("error-fallback wrapModelCall", () => {
     // random 0.5: half of min(8000, 1000·2^(n−1)).
     expect(h.sleeps).toEqual([500, 1000]);
     expect(h.guards).toEqual([
-      { action: "retry", reason: "rate_limited", detail: "attempt 2/3 after 500 ms: 429 rate limited" },
-      { action: "retry", reason: "rate_limited", detail: "attempt 3/3 after 1000 ms: 429 rate limited" },
+      { action: "retry", reason: "rate_limited", detail: "attempt 2/3 after 500 ms: 429 rate limited", retryInMs: 500 },
+      { action: "retry", reason: "rate_limited", detail: "attempt 3/3 after 1000 ms: 429 rate limited", retryInMs: 1000 },
     ]);
     // Each attempt gets its own copy of the message list.
     expect(h.requests[0]!.messages).not.toBe(h.requests[1]!.messages);
@@ -131,23 +131,35 @@ describe("error-fallback wrapModelCall", () => {
     expect(keelMeta(response).errorFallback).toEqual({ type: "quota", message: "You exceeded your current quota", retryable: false });
   });
 
-  it("waits what Retry-After asks (no jitter)", async () => {
+  it("waits what Retry-After asks (no jitter) and schedules it as retryInMs", async () => {
     const h = harness([providerError(429, "slow down", { headers: { "retry-after": "2" } }), "ok"]);
     expect((await h.call()).content).toBe("ok");
     expect(h.sleeps).toEqual([2000]);
-    expect(h.guards[0]!.detail).toBe("attempt 2/3 after 2000 ms: 429 slow down");
+    expect(h.guards).toEqual([{ action: "retry", reason: "rate_limited", detail: "attempt 2/3 after 2000 ms: 429 slow down", retryInMs: 2000 }]);
   });
 
-  it("gives up at once when Retry-After exceeds capMs", async () => {
-    const h = harness([providerError(429, "slow down", { headers: { "retry-after": "60" } }), "never"]);
+  it("honours a Retry-After longer than capMs up to maxRetryAfterMs (default 60,000)", async () => {
+    expect(DEFAULT_OPTIONS.maxRetryAfterMs).toBe(60_000);
+    const h = harness([providerError(429, "slow down", { headers: { "retry-after": "60" } }), "ok"]);
+    expect((await h.call()).content).toBe("ok");
+    expect(h.sleeps).toEqual([60_000]);
+    expect(h.guards.map((g) => g.retryInMs)).toEqual([60_000]);
+  });
+
+  it("gives up at once, still retryable, when Retry-After exceeds maxRetryAfterMs", async () => {
+    const h = harness([providerError(429, "slow down", { headers: { "retry-after": "61" } }), "never"]);
     const response = await h.call();
     expect(h.calls).toBe(1);
     expect(h.sleeps).toEqual([]);
+    expect(h.guards).toEqual([]);
     expect(keelMeta(response).errorFallback).toEqual({
       type: "rate_limited",
-      message: "slow down (the provider asked to retry after 60000 ms, more than capMs=8000)",
+      message: "slow down (the provider asked to retry after 61000 ms, more than maxRetryAfterMs=60000)",
       retryable: true,
     });
+    const lower = harness([providerError(429, "slow down", { headers: { "retry-after-ms": "1500" } }), "never"], { maxRetryAfterMs: 1000 });
+    expect(keelMeta(await lower.call()).errorFallback?.retryable).toBe(true);
+    expect(lower.calls).toBe(1);
   });
 
   it("rethrows errors raised by inner plugins untouched, without retrying", async () => {
