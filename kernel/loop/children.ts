@@ -122,11 +122,15 @@ export function createChildRunner(options: ChildRunnerOptions): AgentsPort {
       const parent = options.scopeFor?.(request.runId) ?? new RunScope(request.runId, request.threadId, options.clock ?? systemClock, {});
       let usage = ZERO;
       let heldEnd: JournalInput | undefined;
+      let started = false;
+      let turn = 0;
       const hold = request.journalsEnd === true ? (entry: JournalInput) => void (heldEnd = entry) : undefined;
       const scope = observedScope(
         parent,
         request.agentPath,
         (entry) => {
+          turn = entry.turn;
+          if (entry.kind === "lifecycle" && entry.name === "start") started = true;
           if (entry.kind !== "model_call" && entry.kind !== "tool_call") return;
           if (entry.kind === "model_call") usage = addUsage(usage, entry.usage);
           const step: ChildStep = { kind: entry.kind, turn: entry.turn, status: entry.status, usage };
@@ -137,16 +141,23 @@ export function createChildRunner(options: ChildRunnerOptions): AgentsPort {
       // Outside the parent's LangGraph context: invoked from inside the parent's tools node, the
       // child graph would otherwise inherit the parent's configurable (checkpointer, namespace)
       // through AsyncLocalStorage and run as a nested subgraph instead of a root run.
-      const result = await detached(() => runtime.run({
-        threadId: request.threadId,
-        checkpointThreadId: `${request.threadId}/${request.agentPath}`,
-        runId: request.runId,
-        agent: request.agentPath,
-        input: request.input,
-        signal: request.signal,
-        scope,
-        maxTurns: request.maxTurns,
-      }));
+      let result: Awaited<ReturnType<typeof runtime.run>>;
+      try {
+        result = await detached(() => runtime.run({
+          threadId: request.threadId,
+          checkpointThreadId: `${request.threadId}/${request.agentPath}`,
+          runId: request.runId,
+          agent: request.agentPath,
+          input: request.input,
+          signal: request.signal,
+          scope,
+          maxTurns: request.maxTurns,
+        }));
+      } catch (error) {
+        // A child that threw never journaled its end: it failed, as its caller will record it.
+        if (started) parent.journal({ agent: request.agentPath, turn, kind: "lifecycle", name: "end", status: "failed", durationMs: 0 });
+        throw error;
+      }
       // A child cut short keeps the usage of its last checkpoint; the journal may know a later answered call.
       const child: ChildAgentResult = { ...result, usage: result.usage.totalTokens >= usage.totalTokens ? result.usage : usage };
       if (hold) {

@@ -1,4 +1,5 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { compose } from "../../../kernel/compose/index.js";
 import { sha256Hex } from "../../../kernel/hashing.js";
@@ -36,10 +37,11 @@ interface Setup {
   childReceipts?: "on" | "off" | "absent";
   leadReceipts?: boolean;
   maxTurns?: number;
+  childCheckpointer?: BaseCheckpointSaver;
 }
 
 /** A lead (receipts, subagents, durable-context) whose children share its scope, so one journal and one list of model requests hold both. */
-function setup({ child, childReceipts = "on", leadReceipts = true, maxTurns }: Setup) {
+function setup({ child, childReceipts = "on", leadReceipts = true, maxTurns, childCheckpointer }: Setup) {
   const events: StreamEventRecord[] = [];
   const journal: JournalRecord[] = [];
   const requests: ModelRequestRecord[] = [];
@@ -51,6 +53,7 @@ function setup({ child, childReceipts = "on", leadReceipts = true, maxTurns }: S
     modelFor: (agentPath, type) => new ScriptedChatModel({ script: child, agentPath, agentType: type }),
     types: ["general-purpose"],
     scopeFor: () => scope,
+    ...(childCheckpointer ? { checkpointer: childCheckpointer } : {}),
   });
   const leadPlugins = [...(leadReceipts ? [receipts] : []), subagents, durableContext];
   const composition = compose({ name: "lead", plugins: leadPlugins }, maxTurns ? { config: [{ subagents: { maxTurns } }] } : {});
@@ -177,5 +180,20 @@ describe("honest texts and records", () => {
     const at = journal.indexOf(ends[0]!);
     expect(journal.slice(0, at).filter((j) => j.agent === "lead/t1").length).toBeGreaterThan(1);
     expect(journal.slice(at).some((j) => j.agent === "lead" && j.kind === "model_call")).toBe(true);
+  });
+
+  it("journals a child whose runtime threw as `failed`, like its task event and entry", async () => {
+    class BrokenSaver extends MemorySaver {
+      override async put(): Promise<never> {
+        throw new Error("disk full");
+      }
+    }
+    const { run, journal, events } = setup({ child: echoThenReturn("Echoed it [r1 echo]."), childCheckpointer: new BrokenSaver() });
+    const result = await run();
+    const lifecycle = journal.filter((j) => j.agent === "lead/t1" && j.kind === "lifecycle").map((j) => [j.name, j.status]);
+    const terminal = events.find((e) => e.event === "task" && (e.data as { phase: string }).phase === "terminal")!.data as { status: string };
+    expect(lifecycle).toEqual([["start", "running"], ["end", "failed"]]);
+    expect(terminal.status).toBe("failed");
+    expect(entryOf(result.values)).toMatchObject({ status: "failed", resultBrief: "Task failed. Error: the child could not run: disk full" });
   });
 });
