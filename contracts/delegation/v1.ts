@@ -21,7 +21,9 @@ export type DelegationLease = Static<typeof DelegationLease>;
 /**
  * One entry of the `delegations` ledger, keyed by the `task` tool call id. `resultBrief`
  * is at most 2,000 characters (a longer result keeps its first 1,330 and last 665
- * characters around `\n...\n`); `resultSha256` hashes the full result.
+ * characters around `\n...\n`); `resultSha256` hashes the child's own text (its report),
+ * not the display text around it. `receiptVerdict` and `acceptanceVerdict` are the evidence
+ * checks; their one-line summaries are rendered from them, never stored in the text.
  */
 export const DelegationV1 = Type.Object(
   {

@@ -41,7 +41,7 @@ export async function agentStep(deps: RunDeps, loop: LoopState, local: LocalStat
   const forced = loop.forced;
   const bound = forced ? tools.filter((t) => deps.protectedTools.has(t.name)) : tools;
   const messages = local.get<BaseMessage[]>("messages") ?? [];
-  const request = { messages: forced ? [...messages, forcedInstruction(forced)] : [...messages], tools: bound, state: {}, forced: forced !== null };
+  const request = { messages: forced ? [...messages, forcedInstruction(forced, bound.map((t) => t.name))] : [...messages], tools: bound, state: {}, forced: forced !== null };
 
   const updates: Array<[string, ChannelUpdate]> = [];
   let response = await deps.hooks.modelOnion(modelInvoker(deps, turn), local, turn, updates)(request);
@@ -89,10 +89,18 @@ export function actOnStops(deps: RunDeps, loop: LoopState, local: LocalState, re
   loop.route = ai === null ? "agent" : hasToolCalls(local) ? "tools" : "end";
 }
 
-function forcedInstruction(reasons: readonly StopReasonEntry[]): HumanMessage {
+/** What the forced call may still use: nothing, or the tools that stay bound (protected tools such as a child's `return_result`). */
+function toolsLeft(bound: readonly string[]): string {
+  if (bound.length === 0) return "No tools are available any more. Answer with your final report";
+  const names = bound.map((name) => `\`${name}\``).join(", ");
+  const one = bound.length === 1;
+  return `${one ? `The only tool still available is ${names}` : `The only tools still available are ${names}`}; use ${one ? "it" : "them"} now to hand back your final report`;
+}
+
+function forcedInstruction(reasons: readonly StopReasonEntry[], bound: readonly string[]): HumanMessage {
   const message = new HumanMessage(
-    `[KEEL STOP] This run must end now: ${describeStops(reasons)}. No tools are available any more. ` +
-      "Answer with your final report: what is done (with evidence), what is not done, and what is uncertain.",
+    `[KEEL STOP] This run must end now: ${describeStops(reasons)}. ${toolsLeft(bound)}: ` +
+      "what is done (with evidence), what is not done, and what is uncertain.",
   );
   return setKeelMeta(message, { hidden: true }) as HumanMessage;
 }

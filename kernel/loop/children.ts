@@ -48,16 +48,23 @@ function addUsage(a: TokenUsage, b: TokenUsage | undefined): TokenUsage {
   return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, totalTokens: a.totalTokens + b.totalTokens };
 }
 
+type JournalInput = Omit<JournalRecord, "seq" | "at" | "runId">;
+
+const isOwnEnd = (entry: JournalInput, agentPath: string) => entry.agent === agentPath && entry.kind === "lifecycle" && entry.name === "end";
+
 /**
  * The parent's scope, seen by one child: every method and counter is the parent's (one event
  * and journal sequence), and the child's own journal entries are also reported as steps.
+ * `holdEnd` receives the child's own lifecycle `end` entry instead of the journal (the caller
+ * writes it later, with the status it judged).
  */
-function observedScope(scope: RunScope, agentPath: string, onStep: (entry: JournalRecord) => void): RunScope {
+function observedScope(scope: RunScope, agentPath: string, onStep: (entry: JournalRecord) => void, holdEnd?: (entry: JournalInput) => void): RunScope {
   return new Proxy(scope, {
     get(target, prop) {
       if (prop === "journal") {
-        return (entry: Omit<JournalRecord, "seq" | "at" | "runId">) => {
-          target.journal(entry);
+        return (entry: JournalInput) => {
+          if (holdEnd && isOwnEnd(entry, agentPath)) holdEnd(entry);
+          else target.journal(entry);
           if (entry.agent === agentPath) onStep({ ...entry, seq: 0, at: "", runId: target.runId });
         };
       }
@@ -94,6 +101,8 @@ export function createChildRunner(options: ChildRunnerOptions): AgentsPort {
   return {
     types: () => options.types,
 
+    pluginConfig: (_subagentType, name) => base.plugins.get(name)?.config,
+
     tokenBudget: () => {
       const config = base.plugins.get("token-budget")?.config;
       if (!config || config.enabled === false) return undefined;
@@ -114,27 +123,51 @@ export function createChildRunner(options: ChildRunnerOptions): AgentsPort {
       });
       const parent = options.scopeFor?.(request.runId) ?? new RunScope(request.runId, request.threadId, options.clock ?? systemClock, {});
       let usage = ZERO;
-      const scope = observedScope(parent, request.agentPath, (entry) => {
-        if (entry.kind !== "model_call" && entry.kind !== "tool_call") return;
-        if (entry.kind === "model_call") usage = addUsage(usage, entry.usage);
-        const step: ChildStep = { kind: entry.kind, turn: entry.turn, status: entry.status, usage };
-        request.onStep?.(step);
-      });
+      let heldEnd: JournalInput | undefined;
+      let started = false;
+      let turn = 0;
+      const hold = request.journalsEnd === true ? (entry: JournalInput) => void (heldEnd = entry) : undefined;
+      const scope = observedScope(
+        parent,
+        request.agentPath,
+        (entry) => {
+          turn = entry.turn;
+          if (entry.kind === "lifecycle" && entry.name === "start") started = true;
+          if (entry.kind !== "model_call" && entry.kind !== "tool_call") return;
+          if (entry.kind === "model_call") usage = addUsage(usage, entry.usage);
+          const step: ChildStep = { kind: entry.kind, turn: entry.turn, status: entry.status, usage };
+          request.onStep?.(step);
+        },
+        hold,
+      );
       // Outside the parent's LangGraph context: invoked from inside the parent's tools node, the
       // child graph would otherwise inherit the parent's configurable (checkpointer, namespace)
       // through AsyncLocalStorage and run as a nested subgraph instead of a root run.
-      const result = await detached(() => runtime.run({
-        threadId: request.threadId,
-        checkpointThreadId: `${request.threadId}/${request.agentPath}`,
-        runId: request.runId,
-        agent: request.agentPath,
-        input: request.input,
-        signal: request.signal,
-        scope,
-        maxTurns: request.maxTurns,
-      }));
+      let result: Awaited<ReturnType<typeof runtime.run>>;
+      try {
+        result = await detached(() => runtime.run({
+          threadId: request.threadId,
+          checkpointThreadId: `${request.threadId}/${request.agentPath}`,
+          runId: request.runId,
+          agent: request.agentPath,
+          input: request.input,
+          signal: request.signal,
+          scope,
+          maxTurns: request.maxTurns,
+        }));
+      } catch (error) {
+        // A child that threw never journaled its end: it failed, as its caller will record it.
+        if (started) parent.journal({ agent: request.agentPath, turn, kind: "lifecycle", name: "end", status: "failed", durationMs: 0 });
+        throw error;
+      }
       // A child cut short keeps the usage of its last checkpoint; the journal may know a later answered call.
       const child: ChildAgentResult = { ...result, usage: result.usage.totalTokens >= usage.totalTokens ? result.usage : usage };
+      if (hold) {
+        child.journalEnd = (status) => {
+          if (heldEnd) parent.journal({ ...heldEnd, status });
+          heldEnd = undefined;
+        };
+      }
       options.onChildEnd?.(request.agentPath, child, request.runId);
       return child;
     },

@@ -43,6 +43,11 @@ export interface ChildAgentRequest {
   /** A successful call ends the child after that tools step. */
   terminalTools: readonly string[];
   maxTurns: number;
+  /**
+   * The caller journals the child's lifecycle `end` itself, with the status it judged, through
+   * the result's `journalEnd`; until then the runner holds the child runtime's own `end` entry.
+   */
+  journalsEnd?: boolean;
   /** The lease's allowance: the child's token-budget `limit` (the last config layer). */
   tokenLimit?: number;
   /** Aborted when the parent is cancelled, the lease expires or the child times out. */
@@ -57,6 +62,8 @@ export interface ChildAgentResult {
   values: Record<string, unknown>;
   turns: number;
   usage: TokenUsage;
+  /** With `journalsEnd`: write the child's held lifecycle `end` entry with `status` (once; later calls do nothing). */
+  journalEnd?(status: string): void;
 }
 
 /** Runs delegated children: the host composes the subagent stack and builds the child's model. */
@@ -65,6 +72,8 @@ export interface AgentsPort {
   types(): readonly string[];
   /** The subagent stack's token-budget options before any lease (undefined: no token-budget in it). */
   tokenBudget(subagentType: string): { limit: number; returnReserve: number } | undefined;
+  /** The subagent stack's composed options of plugin `name`, or undefined when that plugin is not in it. */
+  pluginConfig?(subagentType: string, name: string): Readonly<Record<string, unknown>> | undefined;
   run(request: ChildAgentRequest): Promise<ChildAgentResult>;
 }
 

@@ -14,6 +14,8 @@ export type CitationVerdict = ReceiptVerdictV1;
 
 /** Citation checks of a finished agent's report, provided by the receipts plugin. */
 export interface ReceiptsPort {
+  /** The providing plugin's composed `enabled` option: false means no receipts are stamped, so none can be cited. */
+  readonly enabled?: boolean;
   /** The receipts `message` was shown (its `keel.receiptIds`; the whole run's when unstamped), from a run's final values. */
   shownReceipts(values: Readonly<Record<string, unknown>>, message: BaseMessage | undefined): unknown[];
   checkCitations(reportText: string, ledger: readonly unknown[]): CitationVerdict;

@@ -44,7 +44,20 @@ export const durableContextPlugin = definePlugin({ manifest: durableContextManif
 export default durableContextPlugin;
 
 export { clipEnd, clipMiddle, oneLine } from "./clip.js";
-export { delegationLines, GUIDANCE, LEDGER_TITLE, omittedLine, renderDelegationLedger, type LedgerLimits, type RenderedDelegations } from "./delegation-ledger.js";
+export {
+  acceptanceSummary,
+  citationSummary,
+  delegationLines,
+  GAP_GUIDANCE,
+  GUIDANCE,
+  LEDGER_HEADING,
+  LEDGER_NOTE,
+  LEDGER_TITLE,
+  omittedLine,
+  renderDelegationLedger,
+  type LedgerLimits,
+  type RenderedDelegations,
+} from "./delegation-ledger.js";
 export { durableContextConfigSchema, durableContextManifest } from "./manifest.js";
 export {
   AUTHORITY_CONTRACT,

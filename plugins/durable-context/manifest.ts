@@ -36,7 +36,11 @@ export const durableContextManifest: Manifest = {
   // receipts also edits `model.request` in wrapModelCall and puts its ledger right after the
   // system message; being inside it puts this data first (INTERFACES.md: durable data, then
   // the receipt ledger). subagents writes `delegations` only in other hooks: no edge needed.
-  requiresBefore: [{ name: "receipts", optional: true }],
+  requiresBefore: [
+    { name: "receipts", optional: true },
+    // subagents appends its delegation section to the system message; the authority contract follows it.
+    { name: "subagents", optional: true },
+  ],
   // Reads delegation@1 entries when a plugin owns `delegations`; not a `contracts.consumes`
   // entry, which would make the ledger's owner a hard dependency.
   hooks: {

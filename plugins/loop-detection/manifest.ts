@@ -63,6 +63,7 @@ export const loopDetectionManifest: Manifest = {
     { name: "receipts", optional: true },
     { name: "batch-leasing", optional: true },
     { name: "durable-context", optional: true },
+    { name: "subagents", optional: true },
   ],
   channels: {
     loop: {

@@ -18,6 +18,7 @@ export const messageCoalescingManifest: Manifest = {
     { name: "durable-context", optional: true },
     { name: "loop-detection", optional: true },
     { name: "token-budget", optional: true },
+    { name: "subagents", optional: true },
   ],
   hooks: {
     wrapModelCall: { mutates: ["model.request"] },

@@ -84,8 +84,9 @@ export const receiptsPlugin = definePlugin({
   manifest: receiptsManifest,
   hooks,
   services: {
-    /** The `receipts` port (ReceiptsPort): a finished run's report checked against the receipts it was shown. */
-    receipts: (): ReceiptsPort => ({
+    /** The `receipts` port (ReceiptsPort): whether this stack stamps receipts, and a finished run's report checked against the receipts it was shown. */
+    receipts: (config): ReceiptsPort => ({
+      enabled: config.enabled !== false,
       shownReceipts(values, message) {
         const receipts = runReceipts(values);
         const ids = message ? keelMeta(message).receiptIds : undefined;

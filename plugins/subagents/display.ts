@@ -41,7 +41,8 @@ function detailLines(ret: SubagentReturn): string[] {
  * The task's tool message text (display only; the fields are in its metadata):
  * `Task Succeeded. Result: …`, `Task Succeeded (capped: token budget). Result: …`,
  * `Task failed (capped: turn budget). Error: Reached max_turns=N`, then details and the
- * evidence lines (citation summary, acceptance checklist).
+ * display evidence lines (the acceptance checklist). The citation verdict is not shown here:
+ * it is in the message's metadata and the delegation entry.
  *
  * @example
  * displayText(ret, []) // "Task Succeeded. Result: Tides follow the moon."

@@ -14,6 +14,7 @@ import {
   startsWithNewUserMessage,
   taskCalls,
 } from "./ledger.js";
+import { withDelegationSection } from "./lead-prompt.js";
 import { subagentsManifest } from "./manifest.js";
 import { settleTask, type TaskSettlement } from "./run-task.js";
 import { TASK_TOOL, taskTool } from "./task-tool.js";
@@ -76,8 +77,14 @@ const hooks: Hooks = {
       return response;
     }
     ctx.update({ delegations: [settled.entry] });
-    setKeelMeta(response, { subagentReturn: settled.ret, delegationId: call.id });
+    // The verdicts live here and in the entry, not in the text the lead model reads.
+    setKeelMeta(response, { subagentReturn: settled.ret, delegationId: call.id, ...settled.evidence });
     return response;
+  },
+
+  /** The lead's system message gets the delegation section (this request only; the thread keeps its own). */
+  wrapModelCall(request, next) {
+    return next({ ...request, messages: withDelegationSection(request.messages) });
   },
 
   /** Calls recorded in progress that never ran (a stop stripped them) end with the run. */
@@ -101,14 +108,15 @@ export const subagentsPlugin = definePlugin({ manifest: subagentsManifest, hooks
 
 export default subagentsPlugin;
 
-export { childSystemPrompt, fallbackCriteria, neutralizeMarkup, REPORT_CONTRACT, type ChildPromptInput } from "./child-prompt.js";
+export { childSystemPrompt, fallbackCriteria, neutralizeMarkup, REPORT_CONTRACT, reportContract, WEB_CITATION, type ChildPromptInput } from "./child-prompt.js";
 export { judgeChildReturn, partialRuleViolation, type CallerTerms, type ChildEnd, type Interruption, type SubagentReturn } from "./child-return.js";
 export { capLabel, displayText, resultBrief, RESULT_BRIEF_CHARS } from "./display.js";
-export { checkChildEvidence, type ChildEvidence, type EvidenceInput } from "./evidence.js";
+export { checkChildEvidence, childHasReceipts, RECEIPTS_PLUGIN, type ChildEvidence, type EvidenceInput } from "./evidence.js";
+export { COMPLETION_NOTE, DELEGATION_SECTION, GAP_GUIDANCE, withDelegationSection } from "./lead-prompt.js";
 export { cancelEntry, inProgressEntry, notRunEntry, startsWithNewUserMessage, taskCalls, terminalEntry, type Delegation, type TaskCall } from "./ledger.js";
 export { LEDGER_ENTRIES, subagentsConfigSchema, subagentsManifest } from "./manifest.js";
 export { readSubagentsOptions, type SubagentsOptions } from "./options.js";
-export { findReturn, RETURN_RESULT_TOOL, returnArgsProblems, returnResultSchema, returnResultTool, type FoundReturn, type ReturnArgs } from "./return-result.js";
+export { findReturn, RETURN_RESULT_TOOL, returnArgsProblems, returnResultSchema, returnResultTool, returnResultToolFor, type FoundReturn, type ReturnArgs } from "./return-result.js";
 export { settleTask, type TaskSettlement } from "./run-task.js";
 export { superviseChild, type SupervisedRun } from "./supervise.js";
 export { parseTaskArgs, TASK_TOOL, taskArgsSchema, taskTool, type TaskArgs } from "./task-tool.js";

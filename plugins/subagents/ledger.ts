@@ -1,7 +1,6 @@
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { DelegationV1 } from "../../contracts/delegation/v1.js";
 import type { LeaseV1 } from "../../contracts/lease/v1.js";
-import { sha256Hex } from "../../kernel/hashing.js";
 import { isHidden, keelMeta } from "../../kernel/loop/message-meta.js";
 import type { ChannelState } from "../../kernel/plugin/types.js";
 import type { AcceptanceVerdict, CitationVerdict } from "../../kernel/ports/agents.js";
@@ -60,7 +59,7 @@ export function inProgressEntry(call: TaskCall, runId: string, createdAt: string
 export interface TerminalInput {
   base: Delegation;
   ret: SubagentReturn;
-  /** The full result text handed to the caller (the display text). */
+  /** The result text handed to the caller (the display text, acceptance checklist included); its brief is `resultBrief`. */
   result: string;
   receiptVerdict?: CitationVerdict;
   acceptanceVerdict?: AcceptanceVerdict;
@@ -75,7 +74,8 @@ export function terminalEntry({ base, ret, result, receiptVerdict, acceptanceVer
     subagentType: base.subagentType,
     status: ret.status,
     resultBrief: resultBrief(result),
-    resultSha256: sha256Hex(result),
+    // The child's own text only: not the display head, the details or the appended checklist.
+    ...(ret.resultSha256 ? { resultSha256: ret.resultSha256 } : {}),
     stopReasons: ret.stopReasons,
     ...(ret.usage ? { usage: ret.usage } : {}),
     ...(receiptVerdict ? { receiptVerdict } : {}),
@@ -88,8 +88,8 @@ export function terminalEntry({ base, ret, result, receiptVerdict, acceptanceVer
 
 /** A granted call that an inner tool wrapper answered without running the child. */
 export function notRunEntry(base: Delegation, answer: string): Delegation {
-  const result = `not run: ${answer}`;
-  return { ...base, status: "failed", resultBrief: resultBrief(result), resultSha256: sha256Hex(result), stopReasons: [], schemaValid: null };
+  // No child ran, so there is no child text to hash (`resultSha256` covers the child's own text only).
+  return { ...base, status: "failed", resultBrief: resultBrief(`not run: ${answer}`), stopReasons: [], schemaValid: null };
 }
 
 /** A run that begins with a new user message: in-progress entries of earlier runs can never finish. */

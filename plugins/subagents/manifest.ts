@@ -63,6 +63,8 @@ export const subagentsManifest: Manifest = {
   contracts: { produces: ["delegation@1", "subagent-return@1"] },
   hooks: {
     beforeAgent: { observes: ["messages", "delegations"], mutates: ["delegations"] },
+    // Appends the delegation section to the lead's system message, in the request only.
+    wrapModelCall: { mutates: ["model.request"] },
     afterModel: { observes: ["messages", "delegations", { name: "leases", optional: true }], mutates: ["delegations"] },
     wrapToolCall: {
       observes: ["tool.request", "delegations", { name: "leases", optional: true }],

@@ -53,21 +53,34 @@ export function returnArgsProblems(args: unknown): string[] {
   return result.valid ? [] : result.errors.map((e) => `${e.pointer || "/"}: ${e.message}`);
 }
 
+/** The `text` argument's description when the child has no receipts to cite. */
+const HANDLE_TEXT =
+  "Your report: a verifiable handle (file path, URL, record id, HTTP status, command and output) for every action you claim and every deliverable, and what failed, was skipped or is uncertain. No [rN] citations: this run keeps no receipts.";
+
 /**
  * Given to every child. A successful call ends the child after that tools step (a terminal
  * tool); invalid arguments get an error result, so the child can fix them and call again.
+ * `receipts`: whether the child's tool calls get receipts, which its report then cites.
  */
-export const returnResultTool: KeelTool = {
-  name: RETURN_RESULT_TOOL,
-  description:
-    "Hand your result back to the caller and end your run. Call it exactly once, when you are done or must stop: with status, your report text, and the inventory of completed and missing steps.",
-  schema: returnResultSchema as unknown as Record<string, unknown>,
-  invoke(args) {
-    const problems = returnArgsProblems(args);
-    if (problems.length > 0) return { content: `return_result rejected: ${problems.join("; ")}. Fix the arguments and call return_result again.`, status: "error" };
-    return "Result recorded; your run ends now.";
-  },
-};
+export function returnResultToolFor(receipts: boolean): KeelTool {
+  const schema = receipts
+    ? returnResultSchema
+    : { ...returnResultSchema, properties: { ...returnResultSchema.properties, text: { type: "string", description: HANDLE_TEXT } } };
+  return {
+    name: RETURN_RESULT_TOOL,
+    description:
+      "Hand your result back to the caller and end your run. Call it exactly once, when you are done or must stop: with status, your report text, and the inventory of completed and missing steps.",
+    schema: schema as unknown as Record<string, unknown>,
+    invoke(args) {
+      const problems = returnArgsProblems(args);
+      if (problems.length > 0) return { content: `return_result rejected: ${problems.join("; ")}. Fix the arguments and call return_result again.`, status: "error" };
+      return "Result recorded; your run ends now.";
+    },
+  };
+}
+
+/** `return_result` for a child whose tool calls get receipts (the default stacks). */
+export const returnResultTool: KeelTool = returnResultToolFor(true);
 
 export interface FoundReturn {
   args: ReturnArgs;

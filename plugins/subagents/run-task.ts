@@ -12,10 +12,10 @@ import type { LeaseV1 } from "../../contracts/lease/v1.js";
 import { childSystemPrompt, fallbackCriteria } from "./child-prompt.js";
 import { judgeChildReturn, type SubagentReturn } from "./child-return.js";
 import { displayText } from "./display.js";
-import { checkChildEvidence, type ChildEvidence } from "./evidence.js";
+import { checkChildEvidence, childHasReceipts, type ChildEvidence } from "./evidence.js";
 import { terminalEntry, type Delegation } from "./ledger.js";
 import { optionalPort, readSubagentsOptions } from "./options.js";
-import { findReturn, RETURN_RESULT_TOOL, returnResultTool } from "./return-result.js";
+import { findReturn, RETURN_RESULT_TOOL, returnResultToolFor } from "./return-result.js";
 import { superviseChild } from "./supervise.js";
 import { parseTaskArgs } from "./task-tool.js";
 
@@ -24,6 +24,8 @@ export interface TaskSettlement {
   entry: Delegation;
   /** The task's tool message text. */
   display: string;
+  /** The verdicts, for the tool message's metadata (they are in `entry` too, never in `display`). */
+  evidence: Omit<ChildEvidence, "lines">;
 }
 
 export interface SettleInput {
@@ -51,7 +53,7 @@ function notRun(input: SettleInput, type: string, message: string): TaskSettleme
     schemaValid: null,
   };
   const display = displayText(ret, []);
-  return { ret, display, entry: terminalEntry({ base: input.base, ret, result: display }) };
+  return { ret, display, entry: terminalEntry({ base: input.base, ret, result: display }), evidence: {} };
 }
 
 type TaskEventStatus = "in_progress" | SubagentReturn["status"];
@@ -59,8 +61,9 @@ type TaskEventStatus = "in_progress" | SubagentReturn["status"];
 /**
  * Run one granted `task` call to its end: start the child (subagent stack, `return_result`,
  * report contract prompt, the lease's allowance, the parent's signal), emit `task` events,
- * judge its end (subagent-return@1), check its citations and acceptance criteria, and build
- * the terminal ledger entry and the display text. Never throws for a child's failure.
+ * judge its end (subagent-return@1), journal the child's lifecycle `end` with that status,
+ * check its citations (when it had receipts) and acceptance criteria, and build the terminal
+ * ledger entry and the display text. Never throws for a child's failure.
  */
 export async function settleTask(input: SettleInput): Promise<TaskSettlement> {
   const { call, ctx, lease } = input;
@@ -76,6 +79,7 @@ export async function settleTask(input: SettleInput): Promise<TaskSettlement> {
   const options = readSubagentsOptions(ctx.config);
   const acceptance = optionalPort<AcceptancePort>(ctx, ACCEPTANCE_PORT);
   const criteria = acceptance ? acceptance.normalize(args.acceptanceCriteria ?? []).criteria : fallbackCriteria(args.acceptanceCriteria);
+  const receipts = childHasReceipts(ctx, agents, args.subagentType);
   const agentPath = `${ctx.agent}/${call.id}`;
   const event = (phase: "started" | "running" | "terminal", status: TaskEventStatus, usage?: SubagentReturn["usage"]) =>
     ctx.emit("task", { phase, taskId: call.id, agent: agentPath, subagentType: args.subagentType, status, ...(usage ? { usage } : {}) });
@@ -93,12 +97,14 @@ export async function settleTask(input: SettleInput): Promise<TaskSettlement> {
       agentPath,
       taskId: call.id,
       subagentType: args.subagentType,
-      systemPrompt: childSystemPrompt({ args, subagentType: args.subagentType, criteria, criteriaChecked: acceptance !== undefined }),
+      systemPrompt: childSystemPrompt({ args, subagentType: args.subagentType, criteria, criteriaChecked: acceptance !== undefined, receipts }),
       input: args.prompt,
-      tools: [returnResultTool],
+      tools: [returnResultToolFor(receipts)],
       protectedTools: [RETURN_RESULT_TOOL],
       terminalTools: [RETURN_RESULT_TOOL],
       maxTurns: options.maxTurns,
+      // The child's lifecycle `end` is journaled below with the judged status, so it agrees with the task event and the ledger.
+      journalsEnd: true,
       ...(lease ? { tokenLimit: lease.tokenAllowance } : {}),
     },
     onStep: (step) => {
@@ -131,11 +137,12 @@ export async function settleTask(input: SettleInput): Promise<TaskSettlement> {
       ...(args.callerNextAction ? { callerNextAction: args.callerNextAction } : {}),
     },
   );
+  run.result.journalEnd?.(ret.status);
   const evidence: ChildEvidence =
     ret.status === "cancelled"
       ? { lines: [] }
       : await checkChildEvidence(
-          { report: ret.text, reportMessage: found?.message ?? lastAssistant(run.result.messages), values: run.result.values, criteria },
+          { report: ret.text, reportMessage: found?.message ?? lastAssistant(run.result.messages), values: run.result.values, criteria, receipts },
           ctx,
         );
   const display = displayText(ret, evidence.lines);
@@ -149,5 +156,6 @@ export async function settleTask(input: SettleInput): Promise<TaskSettlement> {
     ...(hold && lease ? { lease: { leaseId: lease.leaseId, epoch: hold.epoch, expiresAt: hold.expiresAt } } : {}),
   });
   event("terminal", ret.status, ret.usage);
-  return { ret, entry, display };
+  const { lines: _lines, ...verdicts } = evidence;
+  return { ret, entry, display, evidence: verdicts };
 }

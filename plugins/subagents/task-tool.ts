@@ -1,5 +1,6 @@
 import { compileSchema, validateAgainst } from "../../contracts/ajv.js";
 import type { KeelTool } from "../../kernel/plugin/types.js";
+import { COMPLETION_NOTE } from "./lead-prompt.js";
 
 export const TASK_TOOL = "task";
 
@@ -64,7 +65,9 @@ export function parseTaskArgs(raw: Record<string, unknown>): ParsedTaskArgs {
 export const taskTool: KeelTool = {
   name: TASK_TOOL,
   description:
-    "Delegate a self-contained task to a subagent that works in the same workspace and reports back. The result says whether the task succeeded, is partial or failed, with evidence. Several task calls in one message run in parallel (within the run's limits).",
+    "Delegate a self-contained task to a subagent that works in the same workspace and reports back. The result says whether the task succeeded, is partial or failed, with evidence. " +
+    `${COMPLETION_NOTE}: \`succeeded\` says the child's run ended with a result; its acceptance checklist and citations say what is evidenced. ` +
+    "Several task calls in one message run in parallel (within the run's limits).",
   schema: taskArgsSchema as unknown as Record<string, unknown>,
   invoke: () => ({ content: "The task was not started: delegation is handled by the `subagents` plugin, which did not run this call.", status: "error" }),
 };

@@ -62,6 +62,7 @@ export const tokenBudgetManifest: Manifest = {
     { name: "batch-leasing", optional: true },
     { name: "durable-context", optional: true },
     { name: "loop-detection", optional: true },
+    { name: "subagents", optional: true },
   ],
   channels: {
     budget: {

@@ -36,7 +36,8 @@ describe("keel run", () => {
     expect(report.workspace.files["notes.md"]).toEqual({ bytes: 8, sha256: createHash("sha256").update("# Notes\n").digest("hex") });
     // The workspace's five tools and the subagents plugin's `task`.
     expect(report.modelRequests.map((r: { tools: string[] }) => r.tools.length)).toEqual([6, 6]);
-    expect(report.modelRequests[1].messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "tool"]);
+    // The leading system message holds the subagents plugin's delegation section.
+    expect(report.modelRequests[1].messages.map((m: { role: string }) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
     expect(report.events[0].event).toBe("metadata");
     expect(report.events.at(-1).event).toBe("end");
     expect(report.composition.lead).toContain("workspace");

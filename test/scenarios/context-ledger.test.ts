@@ -3,7 +3,7 @@ import type { DelegationV1 } from "../../contracts/delegation/v1.js";
 import type { ScenarioV1 } from "../../contracts/scenario/v1.js";
 import { definePlugin } from "../../kernel/plugin/define-plugin.js";
 import type { Plugin } from "../../kernel/plugin/types.js";
-import durableContext, { AUTHORITY_CONTRACT, DATA_CLOSE, DATA_OPEN, GUIDANCE, LEDGER_TITLE } from "../../plugins/durable-context/index.js";
+import durableContext, { AUTHORITY_CONTRACT, DATA_CLOSE, DATA_OPEN, GUIDANCE, LEDGER_HEADING, LEDGER_TITLE } from "../../plugins/durable-context/index.js";
 import messageCoalescing from "../../plugins/message-coalescing/index.js";
 import { LEDGER_HEADER } from "../../plugins/receipts/index.js";
 import { runScenario } from "../../tools/scenario/run-scenario.js";
@@ -77,7 +77,7 @@ describe("context: the delegation ledger in every request", () => {
       expect([data!.role, data!.hidden]).toEqual(["user", true]);
       expect(data!.content.split("\n")).toEqual([
         DATA_OPEN,
-        LEDGER_TITLE,
+        ...LEDGER_HEADING.split("\n"),
         `- [failed] Research topic 3 (via general-purpose; ${GUIDANCE.failed}) -> stopped: subagent_limit_capped`,
         `- [in_progress] Research topic 2 (via general-purpose; already delegated; do NOT delegate again; wait for or build on the result)`,
         `- [succeeded] Research topic 1 (via general-purpose; reuse this result) -> Topic 1: three sources found. All cited with [r2 read_file].`,

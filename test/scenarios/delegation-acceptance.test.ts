@@ -56,6 +56,29 @@ describe("acceptance checks on finished children", () => {
     expect(["pass", "zero", "fail"].map((id) => entry(id).status)).toEqual(["succeeded", "succeeded", "succeeded"]);
   });
 
+  it("shows the lead each entry's acceptance summary, whole, and gap guidance instead of `reuse this result`", () => {
+    const request = report.modelRequests.find((r) => r.agent === "lead" && r.turn === 2)!;
+    const data = request.messages.find((m) => m.hidden && m.content.startsWith("<durable_context_data>"))!.content.split("\n");
+    const block = (description: string) => {
+      const at = data.findIndex((line) => line.startsWith(`- [succeeded] ${description} (`));
+      const end = data.findIndex((line, i) => i > at && !line.startsWith("  "));
+      return data.slice(at, end);
+    };
+    const gap = "execution ended but criteria are unmet or UNVERIFIED; retain the useful work, repair only the remaining gaps, verify load-bearing UNVERIFIED criteria or preserve the uncertainty in the answer, respect the remaining budget";
+    const types: Record<string, string> = { "test suite pass": "writer-tester", "test suite zero": "zero-tester", "test suite fail": "fail-tester" };
+    for (const [description, type] of Object.entries(types)) {
+      expect(block(description)[0]).toContain(`(via ${type}; ${gap})`);
+      expect(block(description)[0]).not.toContain("reuse this result");
+    }
+    const summary = (description: string) => block(description).find((line) => line.startsWith("  - acceptance: "));
+    expect(summary("test suite pass")).toBe("  - acceptance: 2 hold, 0 does not hold, 1 UNVERIFIED");
+    expect(summary("test suite zero")).toBe("  - acceptance: 0 hold, 1 does not hold, 1 UNVERIFIED");
+    expect(summary("test suite fail")).toBe("  - acceptance: 0 hold, 1 does not hold, 0 UNVERIFIED");
+    expect(data[2]).toBe("Completed means execution ended, not task acceptance: a `succeeded` entry's citations and acceptance lines say what is evidenced.");
+    // The lead's own system message carries the delegation section with the same note.
+    expect(request.messages[0]!.content).toContain("- Completed means execution ended, not task acceptance: a task that `succeeded` ran to its end with a result");
+  });
+
   it("shows the criteria to the child, neutralized, with the report contract", () => {
     const first = report.modelRequests.find((r) => r.agent === "lead/pass")!;
     const system = first.messages[0]!;

@@ -42,7 +42,7 @@ describe("incident: a lead re-delegates the same research after compaction", () 
     const ledger = durableData(redelegating);
     expect(ledger).toContain("## Work already delegated");
     expect(ledger).toContain("- [succeeded] research harbour tides (via general-purpose; reuse this result) -> Task Succeeded. Result: High tide 06:12");
-    expect(redelegating.messages[0]!.content).toContain("The delegation ledger is authoritative: do not delegate again");
+    expect(redelegating.messages[0]!.content).toContain("The delegation ledger is authoritative about what was delegated and how each execution ended: do not delegate again");
 
     // The repeated delegation ran (the run total allows two) and is itself on the ledger next turn.
     const after = lead.find((r) => r.turn === 5)!;

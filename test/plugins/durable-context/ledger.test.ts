@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { DelegationV1 } from "../../../contracts/delegation/v1.js";
-import { GUIDANCE, LEDGER_TITLE, renderDelegationLedger, unresolvedAcceptanceLines } from "../../../plugins/durable-context/index.js";
+import { renderLedgerSummary } from "../../../plugins/acceptance/render.js";
+import { checkCitations, renderCitationSummary } from "../../../plugins/receipts/citations.js";
+import { GAP_GUIDANCE, GUIDANCE, LEDGER_HEADING, LEDGER_TITLE, renderDelegationLedger, unresolvedAcceptanceLines } from "../../../plugins/durable-context/index.js";
 
 const entry = (n: number, patch: Partial<DelegationV1> = {}): DelegationV1 => ({
   id: `call_${n}`,
@@ -25,6 +27,7 @@ describe("renderDelegationLedger", () => {
     );
     expect(text.split("\n")).toEqual([
       LEDGER_TITLE,
+      "Completed means execution ended, not task acceptance: a `succeeded` entry's citations and acceptance lines say what is evidenced.",
       `- [failed] Task 3 (via general-purpose; ${GUIDANCE.failed}) -> stopped: subagent_limit_capped`,
       `- [in_progress] Research the API limits (via general-purpose; ${GUIDANCE.in_progress})`,
       `- [succeeded] Task 1 (via general-purpose; ${GUIDANCE.succeeded}) -> Found three sources. All cited.`,
@@ -91,9 +94,80 @@ describe("unresolved acceptance", () => {
     expect(unresolvedAcceptanceLines({ leaves: [leaf("file:a.md exists", "file", true)] })).toEqual([]);
     const verdict = { source: "acceptance_checklist" as const, leaves: [leaf("file:a.md exists", "file", false)], unchecked: [], allHold: false };
     const { text } = renderDelegationLedger([entry(1, { status: "partial", acceptanceVerdict: verdict })], limits);
-    expect(text.split("\n").slice(1)).toEqual([
+    expect(text.split("\n").slice(2)).toEqual([
       `- [partial] Task 1 (via general-purpose; ${GUIDANCE.partial})`,
+      "  - acceptance: 0 hold, 1 does not hold, 0 UNVERIFIED",
       "  - unresolved acceptance (file): file:a.md exists — file does not exist",
     ]);
+  });
+});
+
+describe("evidence sub-lines and guidance", () => {
+  const leaf = (criterion: string, checked: boolean, holds: boolean) => ({ criterion, family: "file", checked, holds: checked && holds, detail: "d" });
+  const acceptance = (...leaves: ReturnType<typeof leaf>[]) => ({ source: "acceptance_checklist" as const, leaves, unchecked: leaves.filter((l) => !l.checked).map((l) => l.criterion), allHold: leaves.every((l) => l.checked && l.holds) });
+  const receipts = [
+    { id: "r1", toolCallId: "c1", tool: "write_file", status: "success" as const, argsSha256: "0".repeat(16), outputSha256: "0".repeat(16), bytes: 1, createdAt: "2026-01-01T00:00:00.000Z" },
+    { id: "r2", toolCallId: "c2", tool: "bash", status: "success" as const, argsSha256: "0".repeat(16), outputSha256: "0".repeat(16), bytes: 1, createdAt: "2026-01-01T00:00:00.000Z" },
+    { id: "r3", toolCallId: "c3", tool: "bash", status: "error" as const, argsSha256: "0".repeat(16), outputSha256: "0".repeat(16), bytes: 1, createdAt: "2026-01-01T00:00:00.000Z" },
+  ];
+  const mixed = checkCitations("Wrote a.md [r1 write_file], ran it [r2 bash], tested [r3 bash], checked [r9].", receipts);
+  const fourLeaves = acceptance(leaf("file:a exists", true, true), leaf("file:b exists", true, true), leaf("file:c exists", true, false), leaf("the report is good", false, false));
+
+  it("puts the citation and acceptance summaries under the entry, whole, worded as the receipts and acceptance plugins word them", () => {
+    const brief = `Task Succeeded. Result: ${"word ".repeat(60)}`;
+    const { text } = renderDelegationLedger([entry(1, { resultBrief: brief, receiptVerdict: mixed, acceptanceVerdict: fourLeaves })], limits);
+    const lines = text.split("\n").slice(2);
+    expect(lines.slice(1, 3)).toEqual([
+      "  - citations: 2 resolved, 1 failed, 1 unknown — execution evidence only, does not validate claim correctness",
+      "  - acceptance: 2 hold, 1 does not hold, 1 UNVERIFIED",
+    ]);
+    expect(lines[1]).toBe(`  - ${renderCitationSummary(mixed)}`);
+    expect(lines[2]).toBe(`  - ${renderLedgerSummary(fourLeaves)}`);
+    // The head's brief is cut at 120 characters; the summaries are not part of it.
+    expect(lines[0]!.split(" -> ")[1]).toHaveLength(120);
+  });
+
+  it("shows UNVERIFIED for action claims without citations, and nothing for a report with neither citations nor claims", () => {
+    const uncited = checkCitations("I wrote the report.", receipts);
+    const plain = checkCitations("Tides follow the moon.", receipts);
+    const text = renderDelegationLedger([entry(1, { receiptVerdict: uncited }), entry(2, { receiptVerdict: plain })], limits).text.split("\n");
+    expect(text.slice(2)).toEqual([
+      `- [succeeded] Task 2 (via general-purpose; ${GUIDANCE.succeeded})`,
+      `- [succeeded] Task 1 (via general-purpose; ${GUIDANCE.succeeded})`,
+      "  - citations: UNVERIFIED — action claims without receipt citations",
+    ]);
+  });
+
+  it("counts the sub-lines in ledgerChars: an entry that fits only without them is omitted whole, never cut", () => {
+    const heavy = (n: number) => entry(n, { resultBrief: "r".repeat(100), receiptVerdict: mixed, acceptanceVerdict: fourLeaves });
+    const entries = Array.from({ length: 30 }, (_, i) => heavy(i + 1));
+    const { text, shown, omitted } = renderDelegationLedger(entries, { ledgerChars: 2000, briefChars: 120 });
+    expect(text.length).toBeLessThanOrEqual(2000);
+    const lines = text.split("\n");
+    expect(lines.filter((l) => l.startsWith("  - citations: "))).toHaveLength(shown.length);
+    expect(lines.filter((l) => l.startsWith("  - acceptance: 2 hold, 1 does not hold, 1 UNVERIFIED"))).toHaveLength(shown.length);
+    expect(lines.at(-1)).toBe(`- ${omitted} older delegation entries omitted`);
+    expect(omitted).toBe(30 - shown.length);
+    // Without the sub-lines more entries would fit: they are counted.
+    const bare = renderDelegationLedger(entries.map((e) => ({ ...e, receiptVerdict: undefined, acceptanceVerdict: undefined })), { ledgerChars: 2000, briefChars: 120 });
+    expect(bare.shown.length).toBeGreaterThan(shown.length);
+  });
+
+  it("gives a succeeded entry with unmet or UNVERIFIED criteria the gap guidance instead of `reuse this result`", () => {
+    const unmet = acceptance(leaf("file:a exists", true, true), leaf("file:b exists", true, false));
+    const unverified = acceptance(leaf("tests_passed:npm test", false, false));
+    const met = acceptance(leaf("file:a exists", true, true));
+    const text = renderDelegationLedger([entry(1, { acceptanceVerdict: unmet }), entry(2, { acceptanceVerdict: unverified }), entry(3, { acceptanceVerdict: met })], limits).text;
+    const heads = text.split("\n").filter((l) => l.startsWith("- ["));
+    expect(heads).toEqual([
+      `- [succeeded] Task 3 (via general-purpose; reuse this result)`,
+      `- [succeeded] Task 2 (via general-purpose; ${GAP_GUIDANCE})`,
+      `- [succeeded] Task 1 (via general-purpose; ${GAP_GUIDANCE})`,
+    ]);
+    expect(GAP_GUIDANCE).toBe(
+      "execution ended but criteria are unmet or UNVERIFIED; retain the useful work, repair only the remaining gaps, verify load-bearing UNVERIFIED criteria or preserve the uncertainty in the answer, respect the remaining budget",
+    );
+    expect(text.startsWith(`${LEDGER_HEADING}\n`)).toBe(true);
+    expect(LEDGER_HEADING).toContain("Completed means execution ended, not task acceptance");
   });
 });

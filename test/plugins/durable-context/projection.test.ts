@@ -26,6 +26,13 @@ describe("projectDurableContext", () => {
     expect(input).toHaveLength(3);
   });
 
+  it("says completed means execution ended, and does not tell the model to reuse every succeeded entry as is", () => {
+    expect(AUTHORITY_CONTRACT).toContain("Completed means execution ended, not task acceptance");
+    expect(AUTHORITY_CONTRACT).toContain("retain the useful work and repair only the remaining gaps");
+    // The old wording forbade any further work on a succeeded entry, contradicting the gap guidance.
+    expect(AUTHORITY_CONTRACT).not.toContain("in progress or succeeded;");
+  });
+
   it("creates the system message when the request has none", () => {
     const out = projectDurableContext([new HumanMessage("go")], data, false);
     expect(shape(out)).toEqual(["system", "human(hidden)", "human"]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { childSystemPrompt, fallbackCriteria, REPORT_CONTRACT } from "../../../plugins/subagents/child-prompt.js";
+import { childSystemPrompt, fallbackCriteria, REPORT_CONTRACT, reportContract } from "../../../plugins/subagents/child-prompt.js";
+import { returnResultToolFor } from "../../../plugins/subagents/return-result.js";
 
 describe("the child's system prompt", () => {
   it("holds the report contract, the criteria, the critical path, the output schema and the caller's next action — neutralized", () => {
@@ -33,6 +34,31 @@ describe("the child's system prompt", () => {
     expect(prompt).not.toContain("## Acceptance criteria");
     expect(prompt).not.toContain("critical path (");
     expect(prompt).not.toContain("## What the caller will do next");
+  });
+});
+
+describe("the report contract", () => {
+  it("with receipts: [rN] only for the child's own tool calls, web sources as [citation:Title](URL)", () => {
+    const lines = reportContract(true).split("\n");
+    expect(lines).toContain(
+      "- Use `[rN]` only for your own tool calls, the receipts listed in your `## Tool receipts` section; never for work you did not do yourself or for something you read about.",
+    );
+    expect(lines).toContain("- Cite an external web source as `[citation:Title](URL)`, never as `[rN]`.");
+    expect(REPORT_CONTRACT).toBe(reportContract(true));
+  });
+
+  it("without receipts: verifiable handles instead of receipt citations, in the prompt and in return_result's `text`", () => {
+    const contract = reportContract(false);
+    expect(contract).not.toContain("Cite the receipt");
+    expect(contract).not.toContain("reported as UNVERIFIED");
+    expect(contract).toContain("a file path, a URL, a record id, an HTTP status, or a command and its output");
+    expect(contract).toContain("- Cite an external web source as `[citation:Title](URL)`.");
+    const prompt = childSystemPrompt({ args: { description: "d", prompt: "p", subagentType: "t" }, subagentType: "t", criteria: [], criteriaChecked: false, receipts: false });
+    expect(prompt).toContain(contract);
+    const text = (receipts: boolean) => (returnResultToolFor(receipts).schema as { properties: { text: { description: string } } }).properties.text.description;
+    expect(text(true)).toContain("cite [rN tool] for every action you claim");
+    expect(text(false)).not.toContain("cite [rN tool]");
+    expect(text(false)).toContain("No [rN] citations: this run keeps no receipts.");
   });
 });
 
