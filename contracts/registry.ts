@@ -1,5 +1,5 @@
 import type { ErrorObject } from "ajv";
-import { KeelError } from "../kernel/errors.js";
+import { contractError } from "./errors.js";
 import { compileSchema, toIssues, type ValidationIssue, type ValidationResult } from "./ajv.js";
 import { publishedSchema, type ContractDefinition } from "./define.js";
 import acceptanceVerdictV1 from "./acceptance-verdict/v1.js";
@@ -62,7 +62,7 @@ const published = new Map<ContractDefinition, Record<string, unknown>>();
 export function parseContractRef(ref: string): ContractRef {
   const match = /^([a-z][a-z0-9-]*)@v?(\d+)$/.exec(ref.trim());
   if (!match) {
-    throw new KeelError("KEEL_ERR_CONTRACT_UNKNOWN", `\`${ref}\` is not a contract reference; expected \`name@version\`, e.g. \`status@2\``);
+    throw contractError("KEEL_ERR_CONTRACT_UNKNOWN", `\`${ref}\` is not a contract reference; expected \`name@version\`, e.g. \`status@2\``);
   }
   return { name: match[1]!, version: Number(match[2]) };
 }
@@ -73,7 +73,7 @@ export function getContract(name: string, version?: number): ContractDefinition 
   const def = byRef.get(`${ref.name}@${ref.version}`);
   if (!def) {
     const known = contracts.map((c) => `${c.name}@${c.version}`).join(", ");
-    throw new KeelError("KEEL_ERR_CONTRACT_UNKNOWN", `unknown contract \`${ref.name}@${ref.version}\`; known: ${known}`);
+    throw contractError("KEEL_ERR_CONTRACT_UNKNOWN", `unknown contract \`${ref.name}@${ref.version}\`; known: ${known}`);
   }
   return def;
 }
@@ -113,7 +113,7 @@ export function assertValid<T = unknown>(ref: string | ContractRef, payload: unk
   if (!result.valid) {
     const def = resolve(ref);
     const list = result.errors.map((e) => `${e.pointer || "/"}: ${e.message}`).join("; ");
-    throw new KeelError("KEEL_ERR_CONTRACT_VIOLATION", `payload is not a valid ${def.name}@${def.version}: ${list}`, {
+    throw contractError("KEEL_ERR_CONTRACT_VIOLATION", `payload is not a valid ${def.name}@${def.version}: ${list}`, {
       pointer: result.errors[0]?.pointer ?? "",
     });
   }

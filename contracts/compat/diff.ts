@@ -1,4 +1,4 @@
-import { KeelError } from "../../kernel/errors.js";
+import { contractError } from "../errors.js";
 import type { SchemaChange, SchemaDiff } from "./codes.js";
 import { Checker } from "./compare.js";
 import { readDoc, rootRef } from "./doc.js";
@@ -50,7 +50,7 @@ export function diffSchemas(old: unknown, next: unknown): SchemaDiff {
     ["new", next],
   ] as const) {
     if (!isObject(schema) && typeof schema !== "boolean") {
-      throw new KeelError("KEEL_ERR_CONTRACTS_NOT_A_SCHEMA", `the ${name} schema is ${Array.isArray(schema) ? "an array" : `\`${JSON.stringify(schema)}\``}; a JSON Schema is an object or a boolean`);
+      throw contractError("KEEL_ERR_CONTRACTS_NOT_A_SCHEMA", `the ${name} schema is ${Array.isArray(schema) ? "an array" : `\`${JSON.stringify(schema)}\``}; a JSON Schema is an object or a boolean`);
     }
   }
   const checker = new Checker();

@@ -5,8 +5,7 @@
  * equality, then by type), then made to agree with the verdict.
  */
 import { shapeOf } from "./build.js";
-import type { Checker } from "./compare.js";
-import { reconcile } from "./context.js";
+import { reconcile, type WalkCtx } from "./context.js";
 import { resolveRef, sub } from "./doc.js";
 import { canonical, child, isObject } from "./json.js";
 import { idOf, sameSchema } from "./same.js";
@@ -42,7 +41,7 @@ function followPure(ref: Ref): Ref {
   return ref;
 }
 
-export function compareRefs(checker: Checker, o: Ref, n: Ref, depth: number): Result {
+export function compareRefs(checker: WalkCtx, o: Ref, n: Ref, depth: number): Result {
   const key = `${idOf(o.node)}|${idOf(n.node)}`;
   if (checker.entered.has(key)) return { changes: [], ...checker.compareShapes(shapeOf(o), shapeOf(n), depth) };
   checker.entered.add(key);
@@ -99,7 +98,7 @@ function base(ref: Ref): Ref | undefined {
   return { doc: ref.doc, node: stripped, ptr: ref.ptr };
 }
 
-function unionChanges(checker: Checker, o: Ref, n: Ref, shapeO: Shape, shapeN: Shape, depth: number): RawChange[] {
+function unionChanges(checker: WalkCtx, o: Ref, n: Ref, shapeO: Shape, shapeN: Shape, depth: number): RawChange[] {
   const [bo, bn] = [branchesOf(o), branchesOf(n)];
   if (!bo && !bn) return [];
   const out: RawChange[] = [];

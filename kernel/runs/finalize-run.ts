@@ -14,9 +14,8 @@ import type { StatusV2Payload } from "../loop/status.js";
 import type { ExecutionResult, RollbackPoint } from "./executor.js";
 import type { LeaseHeartbeat } from "./lease-heartbeat.js";
 import { isoNow, threadStatusAfter, type ManagerContext } from "./manager-context.js";
-import { cancelledOutcome, executorFailedOutcome } from "./outcomes.js";
+import { cancelledOutcome, executorFailedOutcome, type CancelRequest } from "./outcomes.js";
 import type { RunOutput } from "./run-output.js";
-import type { CancelRequest } from "./run-execution.js";
 import type { RunRecord } from "./types.js";
 
 export interface FinalizeInput {
