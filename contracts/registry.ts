@@ -1,5 +1,6 @@
 import type { ErrorObject } from "ajv";
-import { KeelError } from "../kernel/errors.js";
+import { contractError } from "./errors.js";
+import { isRecord } from "./plain-object.js";
 import { compileSchema, toIssues, type ValidationIssue, type ValidationResult } from "./ajv.js";
 import { publishedSchema, type ContractDefinition } from "./define.js";
 import acceptanceVerdictV1 from "./acceptance-verdict/v1.js";
@@ -62,7 +63,7 @@ const published = new Map<ContractDefinition, Record<string, unknown>>();
 export function parseContractRef(ref: string): ContractRef {
   const match = /^([a-z][a-z0-9-]*)@v?(\d+)$/.exec(ref.trim());
   if (!match) {
-    throw new KeelError("KEEL_ERR_CONTRACT_UNKNOWN", `\`${ref}\` is not a contract reference; expected \`name@version\`, e.g. \`status@2\``);
+    throw contractError("KEEL_ERR_CONTRACT_UNKNOWN", `\`${ref}\` is not a contract reference; expected \`name@version\`, e.g. \`status@2\``);
   }
   return { name: match[1]!, version: Number(match[2]) };
 }
@@ -73,7 +74,7 @@ export function getContract(name: string, version?: number): ContractDefinition 
   const def = byRef.get(`${ref.name}@${ref.version}`);
   if (!def) {
     const known = contracts.map((c) => `${c.name}@${c.version}`).join(", ");
-    throw new KeelError("KEEL_ERR_CONTRACT_UNKNOWN", `unknown contract \`${ref.name}@${ref.version}\`; known: ${known}`);
+    throw contractError("KEEL_ERR_CONTRACT_UNKNOWN", `unknown contract \`${ref.name}@${ref.version}\`; known: ${known}`);
   }
   return def;
 }
@@ -113,7 +114,7 @@ export function assertValid<T = unknown>(ref: string | ContractRef, payload: unk
   if (!result.valid) {
     const def = resolve(ref);
     const list = result.errors.map((e) => `${e.pointer || "/"}: ${e.message}`).join("; ");
-    throw new KeelError("KEEL_ERR_CONTRACT_VIOLATION", `payload is not a valid ${def.name}@${def.version}: ${list}`, {
+    throw contractError("KEEL_ERR_CONTRACT_VIOLATION", `payload is not a valid ${def.name}@${def.version}: ${list}`, {
       pointer: result.errors[0]?.pointer ?? "",
     });
   }
@@ -130,10 +131,6 @@ function check(ref: string | ContractRef, payload: unknown, options: ValidateOpt
 
 type Schema = Record<string, unknown>;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /**
  * Remove, in place, every property a closed part of `schema` does not know, following
  * `properties`, `patternProperties`, `additionalProperties`, `items`/`prefixItems` and
@@ -142,13 +139,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * violation is reported.
  */
 export function dropUnknownProperties(schema: unknown, value: unknown): unknown {
-  if (!isObject(schema)) return value;
+  if (!isRecord(schema)) return value;
   if (Array.isArray(value)) {
     const prefix = Array.isArray(schema.prefixItems) ? (schema.prefixItems as unknown[]) : [];
     for (let i = 0; i < value.length; i++) {
       value[i] = dropUnknownProperties(i < prefix.length ? prefix[i] : schema.items, value[i]);
     }
-  } else if (isObject(value)) {
+  } else if (isRecord(value)) {
     pruneObject(schema, value);
   }
   for (const key of ["anyOf", "oneOf"] as const) {
@@ -166,8 +163,8 @@ export function dropUnknownProperties(schema: unknown, value: unknown): unknown 
 }
 
 function pruneObject(schema: Schema, value: Record<string, unknown>): void {
-  const properties = isObject(schema.properties) ? schema.properties : {};
-  const patterns = Object.entries(isObject(schema.patternProperties) ? schema.patternProperties : {}).map(
+  const properties = isRecord(schema.properties) ? schema.properties : {};
+  const patterns = Object.entries(isRecord(schema.patternProperties) ? schema.patternProperties : {}).map(
     ([pattern, sub]) => [new RegExp(pattern, "u"), sub] as const,
   );
   const additional = schema.additionalProperties;

@@ -1,4 +1,4 @@
-import { KeelError } from "../kernel/errors.js";
+import { contractError } from "./errors.js";
 import { MIGRATIONS, type Migration } from "./migrations.js";
 import { assertValid, contracts, getContract, parseContractRef, type ContractRef } from "./registry.js";
 
@@ -29,7 +29,7 @@ function chain(name: string, from: number, to: number): Migration[] {
     );
     const step = candidates.sort((a, b) => (up ? b.to - a.to : a.from - b.from))[0];
     if (!step) {
-      throw new KeelError(
+      throw contractError(
         "KEEL_ERR_CONTRACT_NO_MIGRATION",
         `no registered migration ${up ? "upgrades" : "projects"} \`${name}@${at}\` ${up ? "towards" : "down to"} \`${name}@${to}\``,
       );
@@ -54,7 +54,7 @@ export function upgrade<T = unknown>(ref: string | ContractRef, payload: unknown
   const to = toVersion ?? latestVersion(from.name);
   getContract(from.name, to);
   if (to < from.version) {
-    throw new KeelError("KEEL_ERR_CONTRACT_NO_MIGRATION", `\`upgrade\` goes up, but \`${from.name}@${to}\` is older than \`${from.name}@${from.version}\`; use \`project\``);
+    throw contractError("KEEL_ERR_CONTRACT_NO_MIGRATION", `\`upgrade\` goes up, but \`${from.name}@${to}\` is older than \`${from.name}@${from.version}\`; use \`project\``);
   }
   let value = assertValid(from, payload, { tolerant: true });
   for (const step of chain(from.name, from.version, to)) value = step.upgrade(value);
@@ -72,7 +72,7 @@ export function project<T = unknown>(ref: string | ContractRef, payload: unknown
   const from = refOf(ref);
   getContract(from.name, toVersion);
   if (toVersion > from.version) {
-    throw new KeelError("KEEL_ERR_CONTRACT_NO_MIGRATION", `\`project\` goes down, but \`${from.name}@${toVersion}\` is newer than \`${from.name}@${from.version}\`; use \`upgrade\``);
+    throw contractError("KEEL_ERR_CONTRACT_NO_MIGRATION", `\`project\` goes down, but \`${from.name}@${toVersion}\` is newer than \`${from.name}@${from.version}\`; use \`upgrade\``);
   }
   let value = assertValid(from, payload, { tolerant: true });
   for (const step of chain(from.name, from.version, toVersion)) value = step.project!(value);

@@ -3,10 +3,9 @@
  * and a "how to solve" line. `docs/errors.md` is generated from this table
  * (`keel docs build`) and a test keeps the two in sync.
  */
-export interface ErrorSpec {
-  readonly description: string;
-  readonly solve: string;
-}
+import { CONTRACT_ERRORS, KEEL_ERROR_BRAND, KeelError as KeelErrorBase, type ErrorSpec, type KeelErrorOptions } from "../contracts/errors.js";
+
+export type { ErrorSpec, KeelErrorOptions };
 
 export const ERRORS = {
   KEEL_ERR_MANIFEST_INVALID: {
@@ -177,18 +176,7 @@ export const ERRORS = {
     description: "A workspace tool was given a path outside the thread's workspace (directly or through a symlink).",
     solve: "Use a path relative to the workspace root.",
   },
-  KEEL_ERR_CONTRACT_VIOLATION: {
-    description: "A payload written to a contract-typed channel, or handed across a contract boundary, does not validate.",
-    solve: "Fix the payload at the given JSON pointer; invalid payloads fail closed.",
-  },
-  KEEL_ERR_CONTRACT_UNKNOWN: {
-    description: "A contract name or version is not known to this Keel.",
-    solve: "Use `name@version` of a published contract (see `schemas/`).",
-  },
-  KEEL_ERR_CONTRACT_NO_MIGRATION: {
-    description: "No chain of registered migrations leads from a payload's contract version to the version asked for (or the direction is wrong: `upgrade` goes up, `project` goes down).",
-    solve: "Register the missing `contracts/<name>/migrate.ts` step in `contracts/migrations.ts`, or ask for a version a chain reaches.",
-  },
+  ...CONTRACT_ERRORS,
   KEEL_ERR_SCENARIO_INVALID: {
     description: "A scenario file does not match scenario@1; the message names the JSON pointer.",
     solve: "Fix the scenario at the given pointer (INTERFACES.md, scenario@1).",
@@ -212,10 +200,6 @@ export const ERRORS = {
   KEEL_ERR_CLI_JSON: {
     description: "A file named on the command line is not valid JSON.",
     solve: "Fix the JSON syntax at the reported position.",
-  },
-  KEEL_ERR_CONTRACTS_NOT_A_SCHEMA: {
-    description: "A file given to `keel contracts diff` or `keel contracts check` is JSON but not a JSON Schema (an object or a boolean).",
-    solve: "Pass the `*.schema.json` file itself, not a payload or a list.",
   },
   KEEL_ERR_CONTRACTS_BASE: {
     description: "`keel contracts check --base` names neither a directory holding `schemas/` nor a git ref of the current repository.",
@@ -285,42 +269,16 @@ export const ERRORS = {
 
 export type KeelErrorCode = keyof typeof ERRORS;
 
-export interface KeelErrorOptions {
-  /** JSON pointer of the offending value, when there is one. */
-  pointer?: string;
-  cause?: unknown;
-  /** The plugin and hook an error was raised in. */
-  plugin?: string;
-  hook?: string;
-}
-
-/** Marks Keel errors across copies of the package (a plugin that loads its own `keel`): `instanceof` alone would miss them. */
-const KEEL_ERROR_BRAND = Symbol.for("keel.error");
-
-export class KeelError extends Error {
-  readonly [KEEL_ERROR_BRAND] = true;
-  readonly code: KeelErrorCode;
-  readonly pointer?: string;
-  readonly plugin?: string;
-  readonly hook?: string;
-
-  constructor(code: KeelErrorCode, message: string, options: KeelErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = "KeelError";
-    this.code = code;
-    if (options.pointer !== undefined) this.pointer = options.pointer;
-    if (options.plugin !== undefined) this.plugin = options.plugin;
-    if (options.hook !== undefined) this.hook = options.hook;
-  }
-
-  override toString(): string {
-    return `${this.code}: ${this.message}`;
-  }
-}
+/**
+ * The one error class, defined with the contracts (the bottom layer, so they can raise it
+ * too) and typed here with every code of `ERRORS`.
+ */
+export type KeelError = KeelErrorBase<KeelErrorCode>;
+export const KeelError: new (code: KeelErrorCode, message: string, options?: KeelErrorOptions) => KeelError = KeelErrorBase;
 
 /** True for a KeelError from this or any other copy of the package. */
 export function isKeelError(value: unknown): value is KeelError {
-  return value instanceof KeelError || (value instanceof Error && (value as unknown as Record<symbol, unknown>)[KEEL_ERROR_BRAND] === true);
+  return value instanceof KeelErrorBase || (value instanceof Error && (value as unknown as Record<symbol, unknown>)[KEEL_ERROR_BRAND] === true);
 }
 
 /** One problem found while composing; `CompositionError` carries every one of them. */

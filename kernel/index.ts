@@ -1,3 +1,8 @@
+/**
+ * The kernel's public API (what `keel` exports for good): plugins, compose, the agent
+ * runtime, the run manager, errors and the helpers plugins use. Host internals are in
+ * tools/host (`keel/host`).
+ */
 export { definePlugin, toPlugin, isPluginLike, type PluginDefinition } from "./plugin/define-plugin.js";
 export { validateManifest, type ManifestProblem } from "./plugin/validate-manifest.js";
 export type * from "./plugin/types.js";
@@ -5,25 +10,16 @@ export { compose } from "./compose/index.js";
 export type * from "./compose/types.js";
 export { ERRORS, KeelError, CompositionError, isKeelError, type KeelErrorCode, type CompositionProblem, type ErrorSpec } from "./errors.js";
 export { KERNEL_CHANNELS, KERNEL_PRODUCES, PSEUDO_CHANNELS } from "./channels/kernel-channels.js";
-export { reduceChannel, initialValue, isCommutativeReducer } from "./channels/reducers.js";
 export { createAgentRuntime, type AgentRuntime, type AgentRuntimeOptions, type RunOptions, type RunResult } from "./loop/runtime.js";
-export { RunScope, steppingClock, systemClock, type Clock, type RunSink, type StreamEventRecord, type JournalRecord, type ModelRequestRecord } from "./loop/run-scope.js";
-export { deriveStatus, primaryStopReason, type StatusV2Payload, type StopReason, type StopReasonEntry, type RunError } from "./loop/status.js";
+export type { Clock, RunSink, StreamEventRecord, JournalRecord, ModelRequestRecord } from "./loop/run-scope.js";
+export type { StatusV2Payload, StopReason, StopReasonEntry, RunError } from "./loop/status.js";
 export { keelMeta, setKeelMeta, isHidden, messageText, usableText, lastAssistant, type KeelMessageMeta, type NormalizedFinish } from "./loop/message-meta.js";
 export { normalizeFinish, normalizeUsage, type TokenUsage } from "./loop/normalize.js";
 export { extractiveSummary, modelSummarizer, type Summarizer } from "./loop/summarize.js";
-export { toReportMessage, type ReportMessage } from "./report/report-message.js";
 export { canonicalJson, sha256Hex } from "./hashing.js";
 export { KERNEL_VERSION } from "./version.js";
 export type { WorkspacePort } from "./ports/workspace.js";
 export { WORKSPACE_PORT } from "./ports/workspace.js";
 export { RunManager, type RunManagerOptions, type CreateRunOptions, type WaitRunOptions, type CancelRunOptions, type CancelAction, type ThreadScope, type ListRunsOptions } from "./runs/run-manager.js";
-export { createRuntimeExecutor, type RuntimeExecutor, type RuntimeExecutorOptions } from "./runs/runtime-executor.js";
-export { installSignalHandlers, type SignalHandlerOptions } from "./runs/signal-handlers.js";
-export { sanitizeRunRequest } from "./runs/request-hygiene.js";
-export type { RunExecutor, ExecutionIO, ExecutionResult, RollbackPoint } from "./runs/executor.js";
-export { buildRunReport, turnsByAgent, type RunReport, type RunReportInput } from "./report/run-report.js";
-export { createChildRunner, type ChildRunnerOptions } from "./loop/children.js";
+export type { RunReport } from "./report/run-report.js";
 export type * from "./ports/agents.js";
-export { MemoryRunStore } from "./runs/memory-store.js";
-export { MemoryStreamBridge } from "./runs/memory-bridge.js";

@@ -7,7 +7,8 @@ import { isEmptyRef, itemRefs, propRefs } from "./access.js";
 import { scalarAccepts } from "./atoms.js";
 import { shapeOf } from "./build.js";
 import { sub } from "./doc.js";
-import { canonical, isObject, jsonType } from "./json.js";
+import { canonical, jsonType } from "./json.js";
+import { isRecord } from "../plain-object.js";
 import type { Atom, Opaque, Ref, Shape, Tri } from "./types.js";
 import { and, not, or } from "./types.js";
 
@@ -50,7 +51,7 @@ export function atomAccepts(atom: Atom, value: unknown, level = 0, skip: Readonl
   if (own === "no") return "no";
   const checks: Tri[] = [own];
   if (atom.arr && Array.isArray(value)) checks.push(arrayAccepts(atom, value, level));
-  if (atom.obj && isObject(value)) checks.push(objectAccepts(atom, value, level));
+  if (atom.obj && isRecord(value)) checks.push(objectAccepts(atom, value, level));
   for (const x of atom.nots) checks.push(not(refAccepts(x, value, level + 1)));
   for (const o of atom.opaque) if (!skip.has(o.key)) checks.push(opaqueAccepts(o, value, level));
   if (atom.inexact) checks.push("unknown");
@@ -100,7 +101,7 @@ function opaqueAccepts(o: Opaque, value: unknown, level: number): Tri {
       return "unknown";
     }
     case "propertyNames":
-      return isObject(value) ? and(...Object.keys(value).map((k) => refAccepts(at("propertyNames")!, k, level + 1))) : "yes";
+      return isRecord(value) ? and(...Object.keys(value).map((k) => refAccepts(at("propertyNames")!, k, level + 1))) : "yes";
     case "if": {
       const cond = refAccepts(at("if")!, value, level + 1);
       const then = () => (node.then === undefined ? "yes" : refAccepts(at("then")!, value, level + 1));

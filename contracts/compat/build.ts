@@ -5,7 +5,8 @@
  */
 import { resolveRef, sub } from "./doc.js";
 import { NUMBER_FORMATS } from "./formats.js";
-import { canonical, child, isObject, jsonType } from "./json.js";
+import { canonical, child, jsonType } from "./json.js";
+import { isRecord } from "../plain-object.js";
 import { OPAQUE_KEYWORDS } from "./keywords.js";
 import { idOf } from "./same.js";
 import { intersect, SCALARS, union } from "./algebra.js";
@@ -22,7 +23,7 @@ export function shapeOf(ref: Ref): Shape {
   const node = ref.node;
   if (node === true) return newShape(TRUE_SHAPE_ATOMS());
   if (node === false) return newShape([]);
-  if (!isObject(node)) return newShape(JSON_TYPES.map((t) => newAtom(t, { inexact: `\`${ref.ptr}\` is not a schema` })));
+  if (!isRecord(node)) return newShape(JSON_TYPES.map((t) => newAtom(t, { inexact: `\`${ref.ptr}\` is not a schema` })));
   let perDoc = cache.get(ref.doc);
   if (!perDoc) cache.set(ref.doc, (perDoc = new WeakMap()));
   const hit = perDoc.get(node);
@@ -180,7 +181,7 @@ function arrayRecord(ref: Ref, node: Record<string, unknown>): ArrayRecord | und
 }
 
 function objectFacet(ref: Ref, node: Record<string, unknown>): NonNullable<Atom["obj"]> {
-  const entries = (kw: string) => (isObject(node[kw]) ? Object.keys(node[kw] as object) : []);
+  const entries = (kw: string) => (isRecord(node[kw]) ? Object.keys(node[kw] as object) : []);
   const props = new Map(entries("properties").map((k) => [k, sub(ref, "properties", k)!]));
   const patterns = new Map(entries("patternProperties").map((k) => [k, sub(ref, "patternProperties", k)!]));
   const additional = node.additionalProperties === undefined ? undefined : sub(ref, "additionalProperties");

@@ -8,27 +8,21 @@ import { accepts, atomAccepts } from "./accepts.js";
 import { arrayChanges } from "./arrays.js";
 import { newShape } from "./atoms.js";
 import { shapeOf } from "./build.js";
-import { force, reconcile, type Ctx } from "./context.js";
+import { force, reconcile, type WalkCtx } from "./context.js";
 import { disjointShapes } from "./disjoint.js";
 import { finiteOf, isEmptyAtom, isExact } from "./finite.js";
 import { numberChanges } from "./numbers.js";
 import { dependencyChanges, objectChanges } from "./objects.js";
-import { samples } from "./sample.js";
 import { stringChanges } from "./strings.js";
 import type { Atom, RawChange, Ref, Result, Shape, Tri, Verdict } from "./types.js";
 import { and, or } from "./types.js";
 import { interactingKeyword, notChanges, opaqueChanges, valueChanges } from "./values.js";
 import { compareRefs } from "./walk.js";
+import { witness } from "./witness.js";
 
 type Dir = "backward" | "forward";
 
-/** A value `from` admits and `to` rejects, both confirmed by evaluation. */
-export function witness(from: Shape, to: Shape): unknown {
-  for (const v of samples(from)) if (accepts(from, v) === "yes" && accepts(to, v) === "no") return v;
-  return undefined;
-}
-
-export class Checker implements Ctx {
+export class Checker implements WalkCtx {
   private readonly memo = new Map<string, Verdict>();
   private readonly active = new Map<string, number>();
   private assumed = 0;

@@ -1,5 +1,5 @@
 import type { ChangeCode } from "./codes.js";
-import type { RawChange, Ref, Result, Shape, Tri, Verdict } from "./types.js";
+import type { Atom, RawChange, Ref, Result, Shape, Tri, Verdict } from "./types.js";
 
 /** What keyword modules need from the checker, so they do not import it (no cycles). */
 export interface Ctx {
@@ -8,6 +8,14 @@ export interface Ctx {
   /** Comparison of two schema locations that also reports what changed. */
   compareRefs(o: Ref, n: Ref, depth: number): Result;
   disjoint(a: Shape, b: Shape, depth: number): Tri;
+}
+
+/** What the reporting walk (walk.ts, simple.ts) needs from the checker besides `Ctx`. */
+export interface WalkCtx extends Ctx {
+  /** Pairs of nodes the reporting walk has entered (recursive schemas end there). */
+  readonly entered: Set<string>;
+  /** Compare two atoms of one type, keyword family by keyword family. */
+  atomChanges(o: Atom, n: Atom, depth: number, report: boolean, nodePtr: string): Result;
 }
 
 /**

@@ -1,8 +1,8 @@
-import { KeelError } from "../../kernel/errors.js";
+import { contractError } from "../errors.js";
 import type { SchemaChange, SchemaDiff } from "./codes.js";
 import { Checker } from "./compare.js";
 import { readDoc, rootRef } from "./doc.js";
-import { isObject } from "./json.js";
+import { isRecord } from "../plain-object.js";
 import type { RawChange, Tri } from "./types.js";
 import { and } from "./types.js";
 
@@ -49,8 +49,8 @@ export function diffSchemas(old: unknown, next: unknown): SchemaDiff {
     ["old", old],
     ["new", next],
   ] as const) {
-    if (!isObject(schema) && typeof schema !== "boolean") {
-      throw new KeelError("KEEL_ERR_CONTRACTS_NOT_A_SCHEMA", `the ${name} schema is ${Array.isArray(schema) ? "an array" : `\`${JSON.stringify(schema)}\``}; a JSON Schema is an object or a boolean`);
+    if (!isRecord(schema) && typeof schema !== "boolean") {
+      throw contractError("KEEL_ERR_CONTRACTS_NOT_A_SCHEMA", `the ${name} schema is ${Array.isArray(schema) ? "an array" : `\`${JSON.stringify(schema)}\``}; a JSON Schema is an object or a boolean`);
     }
   }
   const checker = new Checker();

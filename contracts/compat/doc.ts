@@ -1,4 +1,5 @@
-import { child, isObject, parsePointer, valueAt } from "./json.js";
+import { child, parsePointer, valueAt } from "./json.js";
+import { isRecord } from "../plain-object.js";
 import type { Doc, Ref } from "./types.js";
 
 const DRAFT_2019 = /2019-09/;
@@ -13,7 +14,7 @@ const DATA_KEYWORDS = new Set(["enum", "const", "examples", "default"]);
  * applies them, though the draft-07 text says to ignore them.
  */
 export function readDoc(root: unknown): Doc {
-  const dialect = isObject(root) && typeof root.$schema === "string" ? root.$schema : "";
+  const dialect = isRecord(root) && typeof root.$schema === "string" ? root.$schema : "";
   const doc: Doc = {
     root,
     legacy: !DRAFT_2020.test(dialect) || DRAFT_2019.test(dialect),
@@ -32,7 +33,7 @@ function indexIds(doc: Doc, node: unknown, ptr: string): void {
     node.forEach((item, i) => indexIds(doc, item, child(ptr, i)));
     return;
   }
-  if (!isObject(node)) return;
+  if (!isRecord(node)) return;
   const ref: Ref = { doc, node, ptr };
   if (typeof node.$id === "string") {
     if (node.$id.startsWith("#")) doc.ids.set(node.$id, ref);

@@ -1,8 +1,5 @@
 import type { JsonType } from "./types.js";
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isRecord } from "../plain-object.js";
 
 /** JSON text with object keys sorted, so equal values give equal strings. */
 const canonicalCache = new WeakMap<object, string>();
@@ -79,7 +76,7 @@ export function valueAt(root: unknown, tokens: string[]): unknown {
   let at: unknown = root;
   for (const token of tokens) {
     if (Array.isArray(at)) at = at[Number(token)];
-    else if (isObject(at)) at = Object.hasOwn(at, token) ? at[token] : undefined;
+    else if (isRecord(at)) at = Object.hasOwn(at, token) ? at[token] : undefined;
     else return undefined;
   }
   return at;

@@ -1,6 +1,7 @@
 /** Whether two schema locations are the same schema: equal text, read alike, equal `$ref` targets. */
 import { resolveRef } from "./doc.js";
-import { canonical, isObject } from "./json.js";
+import { canonical } from "./json.js";
+import { isRecord } from "../plain-object.js";
 import type { Ref } from "./types.js";
 
 const nodeIds = new WeakMap<object, number>();
@@ -17,7 +18,7 @@ const sameCache = new Map<string, boolean>();
 
 function refsIn(node: unknown, out: Set<string> = new Set()): Set<string> {
   if (Array.isArray(node)) node.forEach((n) => refsIn(n, out));
-  else if (isObject(node)) {
+  else if (isRecord(node)) {
     for (const [key, value] of Object.entries(node)) {
       if (key === "$ref" && typeof value === "string") out.add(value);
       else if (key !== "enum" && key !== "const" && key !== "examples" && key !== "default") refsIn(value, out);

@@ -4,12 +4,12 @@
  * atoms only one side has.
  */
 import { accepts, atomAccepts } from "./accepts.js";
-import type { Checker } from "./compare.js";
-import { witness } from "./compare.js";
+import type { WalkCtx } from "./context.js";
 import { finiteOf, isEmptyAtom, isExact } from "./finite.js";
 import { child, show } from "./json.js";
 import type { Atom, JsonType, RawChange, Result, Shape, Tri } from "./types.js";
 import { and, JSON_TYPES } from "./types.js";
+import { witness } from "./witness.js";
 
 export function isSimple(shape: Shape): boolean {
   const types = new Set(shape.atoms.map((a) => a.type));
@@ -20,7 +20,7 @@ function typeName(a: Atom): string {
   return a.type === "number" && a.num!.integer ? "integer" : a.type;
 }
 
-export function compareSimple(checker: Checker, o: Shape, n: Shape, depth: number, ptr: string): Result {
+export function compareSimple(checker: WalkCtx, o: Shape, n: Shape, depth: number, ptr: string): Result {
   const byType = (s: Shape) => new Map<JsonType, Atom>(s.atoms.map((a) => [a.type, a]));
   const [mo, mn] = [byType(o), byType(n)];
   const changes: RawChange[] = [];

@@ -5,17 +5,17 @@
  * equality, then by type), then made to agree with the verdict.
  */
 import { shapeOf } from "./build.js";
-import type { Checker } from "./compare.js";
-import { reconcile } from "./context.js";
+import { reconcile, type WalkCtx } from "./context.js";
 import { resolveRef, sub } from "./doc.js";
-import { canonical, child, isObject } from "./json.js";
+import { canonical, child } from "./json.js";
+import { isRecord } from "../plain-object.js";
 import { idOf, sameSchema } from "./same.js";
 import { DEFINITION_KEYWORDS, isMetadataKeyword } from "./keywords.js";
 import { compareSimple, isSimple } from "./simple.js";
 import type { RawChange, Ref, Result, Shape, Tri } from "./types.js";
 
 function metadataChanges(o: Ref, n: Ref): RawChange[] {
-  if (!isObject(o.node) || !isObject(n.node)) return [];
+  if (!isRecord(o.node) || !isRecord(n.node)) return [];
   const [a, b] = [o.node, n.node];
   const out: RawChange[] = [];
   for (const kw of new Set([...Object.keys(a), ...Object.keys(b)])) {
@@ -29,7 +29,7 @@ function metadataChanges(o: Ref, n: Ref): RawChange[] {
 /** A `$ref` whose siblings do not constrain anything. */
 function isPureRef(ref: Ref): boolean {
   const node = ref.node;
-  if (!isObject(node) || typeof node.$ref !== "string") return false;
+  if (!isRecord(node) || typeof node.$ref !== "string") return false;
   return Object.keys(node).every((k) => k === "$ref" || DEFINITION_KEYWORDS.has(k) || isMetadataKeyword(k));
 }
 
@@ -42,7 +42,7 @@ function followPure(ref: Ref): Ref {
   return ref;
 }
 
-export function compareRefs(checker: Checker, o: Ref, n: Ref, depth: number): Result {
+export function compareRefs(checker: WalkCtx, o: Ref, n: Ref, depth: number): Result {
   const key = `${idOf(o.node)}|${idOf(n.node)}`;
   if (checker.entered.has(key)) return { changes: [], ...checker.compareShapes(shapeOf(o), shapeOf(n), depth) };
   checker.entered.add(key);
@@ -76,7 +76,7 @@ interface Branches {
 
 function branchesOf(ref: Ref): Branches | undefined {
   const node = ref.node;
-  if (!isObject(node)) return undefined;
+  if (!isRecord(node)) return undefined;
   const any = Array.isArray(node.anyOf);
   const one = Array.isArray(node.oneOf);
   if (any === one) return undefined;
@@ -99,7 +99,7 @@ function base(ref: Ref): Ref | undefined {
   return { doc: ref.doc, node: stripped, ptr: ref.ptr };
 }
 
-function unionChanges(checker: Checker, o: Ref, n: Ref, shapeO: Shape, shapeN: Shape, depth: number): RawChange[] {
+function unionChanges(checker: WalkCtx, o: Ref, n: Ref, shapeO: Shape, shapeN: Shape, depth: number): RawChange[] {
   const [bo, bn] = [branchesOf(o), branchesOf(n)];
   if (!bo && !bn) return [];
   const out: RawChange[] = [];

@@ -2,6 +2,7 @@ import { messagesStateReducer } from "@langchain/langgraph";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChannelReducer } from "../compose/types.js";
 import { canonicalJson } from "../hashing.js";
+import { isRecord } from "../../contracts/plain-object.js";
 
 const NON_TERMINAL = new Set(["pending", "in_progress", "running", "queued"]);
 
@@ -30,16 +31,12 @@ function keyOf(item: unknown, fields: readonly string[] | undefined): string {
 /** Deep numeric sum: numbers add, plain objects merge key by key, anything else is replaced. */
 export function sumValues(current: unknown, update: unknown): unknown {
   if (typeof current === "number" && typeof update === "number") return current + update;
-  if (isPlainObject(current) && isPlainObject(update)) {
+  if (isRecord(current) && isRecord(update)) {
     const out: Record<string, unknown> = { ...current };
     for (const [key, value] of Object.entries(update)) out[key] = key in out ? sumValues(out[key], value) : value;
     return out;
   }
   return update === undefined ? current : update;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function mergeById(

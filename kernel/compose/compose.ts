@@ -5,7 +5,7 @@ import { checkMembers } from "./checks.js";
 import { Reachability } from "./closure.js";
 import { resolveConfigs } from "./config.js";
 import { checkContractsAndPorts } from "./contracts.js";
-import { buildComposition } from "./explain.js";
+import { buildComposition } from "./build-composition.js";
 import { buildOrderingGraph } from "./graph.js";
 import { checkRaces } from "./races.js";
 import { resolveStackEntries } from "./resolve-plugins.js";

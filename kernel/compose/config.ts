@@ -1,4 +1,5 @@
 import { validateAgainst } from "../../contracts/ajv.js";
+import { isPlainObject } from "../../contracts/plain-object.js";
 import type { CompositionProblem } from "../errors.js";
 import type { Member } from "./checks.js";
 import { tick } from "./messages.js";
@@ -7,12 +8,6 @@ type Json = Record<string, unknown>;
 
 /** A plugin without a `config` schema takes no options (manifest@1 default). */
 const NO_OPTIONS = Object.freeze({ type: "object", properties: {}, additionalProperties: false });
-
-export function isPlainObject(value: unknown): value is Json {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
 
 /** Copy plain objects and arrays; anything else is shared (configs are JSON data). */
 export function cloneData<T>(value: T): T {

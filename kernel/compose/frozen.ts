@@ -1,5 +1,5 @@
 import { KeelError } from "../errors.js";
-import { isPlainObject } from "./config.js";
+import { isPlainObject } from "../../contracts/plain-object.js";
 
 function frozenError(what: string): KeelError {
   return new KeelError("KEEL_ERR_COMPOSITION_FROZEN", `a composition is frozen: cannot ${what}; compose a new stack instead`);

@@ -51,7 +51,7 @@ class MinHeap {
   }
 }
 
-/** Stable Kahn: among the nodes whose predecessors are all placed, the one listed first goes next. */
+/** Stable Kahn, for the order only: among the nodes whose predecessors are all placed, the one listed first goes next. */
 function stableKahn(graph: OrderingGraph): number[] {
   const n = graph.names.length;
   const indegree = new Uint32Array(n);
@@ -68,21 +68,26 @@ function stableKahn(graph: OrderingGraph): number[] {
 }
 
 /**
- * Acyclicity as the `toposort` package sees it. Its depth-first search recurses, so a very
- * deep chain may exhaust the stack; Kahn's verdict stands in then.
+ * Whether the ordering constraints have a cycle: the `toposort` package decides. Its
+ * depth-first search recurses, walking the node list from the end; listed in Kahn's order
+ * (the nodes Kahn could not place first), every edge out of a node it starts from points
+ * to a node it has already visited, so on an acyclic graph it recurses one level deep,
+ * however many plugins the stack has.
  */
-function toposortSaysCyclic(graph: OrderingGraph): boolean | undefined {
+function hasCycle(graph: OrderingGraph, order: readonly number[], placed: Uint8Array): boolean {
+  const unplaced = graph.names.map((_, id) => id).filter((id) => placed[id] === 0);
+  const nodes = [...unplaced, ...order].map((id) => graph.names[id]!);
   const pairs: Array<[string, string]> = graph.edges.map((e) => [e.before, e.after]);
   try {
-    toposort.array([...graph.names], pairs);
+    toposort.array(nodes, pairs);
     return false;
   } catch (error) {
-    if (error instanceof Error && /cyclic/i.test(error.message)) return true;
-    return undefined;
+    if (error instanceof Error && error.message.startsWith("Cyclic dependency")) return true;
+    throw error;
   }
 }
 
-/** Tarjan's strongly connected components, iterative (stacks of thousands of plugins). */
+/** Tarjan's strongly connected components, iterative (stacks of thousands of plugins): where the cycles are. */
 function cyclicComponents(graph: OrderingGraph): number[][] {
   const n = graph.names.length;
   const index = new Int32Array(n).fill(-1);
@@ -159,14 +164,15 @@ function cyclePath(graph: OrderingGraph, component: readonly number[]): number[]
   return [start, start];
 }
 
-/** Step 4 (order): the stable topological order, and every cycle found. */
+/**
+ * Step 4 (order): Kahn's algorithm gives the stable order, the `toposort` package decides
+ * whether there is a cycle, and only then the depth-first search finds each cycle's path.
+ */
 export function sortStable(graph: OrderingGraph): SortResult {
   const order = stableKahn(graph);
   const placed = new Uint8Array(graph.names.length);
   for (const v of order) placed[v] = 1;
-  const kahnCyclic = order.length < graph.names.length;
-  const cyclic = toposortSaysCyclic(graph) ?? kahnCyclic;
-  const cycles = cyclic || kahnCyclic ? cyclicComponents(graph).map((c) => cyclePath(graph, c)) : [];
+  const cycles = hasCycle(graph, order, placed) ? cyclicComponents(graph).map((c) => cyclePath(graph, c)) : [];
   return { order, placed, cycles };
 }
 

@@ -1,19 +1,20 @@
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChannelUpdate } from "../plugin/types.js";
 import { finishRun } from "./finish.js";
-import { LocalState } from "./local-state.js";
 import type { LoopState, RunDeps } from "./loop-state.js";
 import { setKeelMeta } from "./message-meta.js";
 import { modelInvoker } from "./model-call.js";
 import { normalizeUsage } from "./normalize.js";
 import type { StopReasonEntry } from "./status.js";
-import { appendKernelText, describeStops, pendingStops, stripToolCalls } from "./stops.js";
+import { actOnStops, describeStops, stripToolCalls } from "./stops.js";
+import { hasToolCalls, newestAssistant } from "./step-messages.js";
+import type { WorkingChannels } from "./working-channels.js";
 
 /**
  * One LangGraph node per model phase: beforeModel chain → wrapModelCall onion → model →
  * afterModel chain, then the kernel acts on stop requests and routes.
  */
-export async function agentStep(deps: RunDeps, loop: LoopState, local: LocalState): Promise<void> {
+export async function agentStep(deps: RunDeps, loop: LoopState, local: WorkingChannels): Promise<void> {
   if (!loop.started) {
     await deps.hooks.runStateChain("beforeAgent", local, 0);
     loop.started = true;
@@ -66,29 +67,6 @@ export async function agentStep(deps: RunDeps, loop: LoopState, local: LocalStat
   if (loop.route === "end") return finishRun(deps, loop, local);
 }
 
-/**
- * Guards never throw to stop a run; they write a stop reason with a request. `end`:
- * strip the tool calls, append an explanation, end with no further call. `final`:
- * strip the tool calls and make one forced final call with no tools bound.
- */
-export function actOnStops(deps: RunDeps, loop: LoopState, local: LocalState, response: AIMessage | null): void {
-  const { decision, seen } = pendingStops(local, loop.stopsSeen);
-  loop.stopsSeen = seen;
-  const ai = response ?? null;
-  if (decision.mode === "end") {
-    if (ai) replaceAssistant(local, ai, appendKernelText(stripToolCalls(ai, new Set()), `\n\n[Keel stopped this run: ${describeStops(decision.reasons)}]`));
-    loop.route = "end";
-    return;
-  }
-  if (decision.mode === "final") {
-    if (ai) replaceAssistant(local, ai, stripToolCalls(ai, deps.protectedTools));
-    loop.forced = [...(loop.forced ?? []), ...decision.reasons];
-    loop.route = ai && hasToolCalls(local) ? "tools" : "agent";
-    return;
-  }
-  loop.route = ai === null ? "agent" : hasToolCalls(local) ? "tools" : "end";
-}
-
 /** What the forced call may still use: nothing, or the tools that stay bound (protected tools such as a child's `return_result`). */
 function toolsLeft(bound: readonly string[]): string {
   if (bound.length === 0) return "No tools are available any more. Answer with your final report";
@@ -104,36 +82,3 @@ function forcedInstruction(reasons: readonly StopReasonEntry[], bound: readonly 
   );
   return setKeelMeta(message, { hidden: true }) as HumanMessage;
 }
-
-/**
- * The assistant message of the current step: the newest AI message, followed by nothing but
- * tool results (a plugin may already have answered some calls, e.g. refused them).
- */
-function newestAssistant(local: LocalState): { message: AIMessage; index: number } | null {
-  const messages = local.get<BaseMessage[]>("messages") ?? [];
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (AIMessage.isInstance(m)) return { message: m, index: i };
-    if (!ToolMessage.isInstance(m)) return null;
-  }
-  return null;
-}
-
-/** Whether the current step's assistant message has a tool call no result answers yet. */
-function hasToolCalls(local: LocalState): boolean {
-  const found = newestAssistant(local);
-  if (!found) return false;
-  const messages = local.get<BaseMessage[]>("messages") ?? [];
-  const answered = new Set(messages.slice(found.index + 1).map((m) => (m as ToolMessage).tool_call_id));
-  return (found.message.tool_calls ?? []).some((c) => !answered.has(c.id ?? ""));
-}
-
-/** Replace the step's assistant message; results already given to calls it no longer has go too (no orphans). */
-function replaceAssistant(local: LocalState, previous: AIMessage, message: AIMessage): void {
-  const messages = [...(local.get<BaseMessage[]>("messages") ?? [])];
-  const at = Math.max(0, messages.lastIndexOf(previous));
-  const kept = new Set((message.tool_calls ?? []).map((c) => c.id));
-  const results = messages.slice(at + 1).filter((m) => ToolMessage.isInstance(m) && kept.has(m.tool_call_id));
-  local.set("messages", [...messages.slice(0, at), message, ...results]);
-}
-

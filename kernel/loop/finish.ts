@@ -1,11 +1,11 @@
 import { isKeelError } from "../errors.js";
-import type { LocalState } from "./local-state.js";
+import type { WorkingChannels } from "./working-channels.js";
 import type { LoopState, RunDeps } from "./loop-state.js";
 import { ModelCallError } from "./model-call.js";
 import type { RunError } from "./status.js";
 
 /** End of the run: the afterAgent chain (reverse order), then route to END. */
-export async function finishRun(deps: RunDeps, loop: LoopState, local: LocalState): Promise<void> {
+export async function finishRun(deps: RunDeps, loop: LoopState, local: WorkingChannels): Promise<void> {
   loop.route = "end";
   await deps.hooks.runStateChain("afterAgent", local, loop.turn);
 }

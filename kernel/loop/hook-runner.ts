@@ -2,7 +2,7 @@ import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messag
 import type { Composition } from "../compose/types.js";
 import { KeelError, isKeelError } from "../errors.js";
 import type { ChannelUpdate, GuardEventData, HookContext, HookName, ModelHandler, ModelRequest, ToolHandler, ToolRequest } from "../plugin/types.js";
-import type { LocalState } from "./local-state.js";
+import type { WorkingChannels } from "./working-channels.js";
 import type { RunScope } from "./run-scope.js";
 
 interface HookAccess {
@@ -77,7 +77,7 @@ export class HookRunner {
     }
   }
 
-  view(plugin: string, hook: HookName, state: LocalState): Readonly<Record<string, unknown>> {
+  view(plugin: string, hook: HookName, state: WorkingChannels): Readonly<Record<string, unknown>> {
     return state.view(this.accessOf(plugin, hook).sees);
   }
 
@@ -112,7 +112,7 @@ export class HookRunner {
   }
 
   /** Run a state hook chain (before and after hooks), applying each update before the next hook runs. */
-  async runStateChain(hook: "beforeAgent" | "beforeModel" | "afterModel" | "afterAgent", state: LocalState, turn: number): Promise<void> {
+  async runStateChain(hook: "beforeAgent" | "beforeModel" | "afterModel" | "afterAgent", state: WorkingChannels, turn: number): Promise<void> {
     for (const plugin of this.chain(hook)) {
       const fn = this.composition.plugins.get(plugin)!.plugin.hooks[hook]!;
       const ctx = this.context(plugin, hook, turn, () => undefined);
@@ -128,18 +128,18 @@ export class HookRunner {
   }
 
   /** Compose the wrapModelCall onion around `innermost`; updates are collected in call order. */
-  modelOnion(innermost: ModelHandler, state: LocalState, turn: number, updates: Array<[string, ChannelUpdate]>): ModelHandler {
+  modelOnion(innermost: ModelHandler, state: WorkingChannels, turn: number, updates: Array<[string, ChannelUpdate]>): ModelHandler {
     return this.onion("wrapModelCall", innermost as (r: unknown) => Promise<unknown>, state, turn, updates) as ModelHandler;
   }
 
-  toolOnion(innermost: ToolHandler, state: LocalState, turn: number, updates: Array<[string, ChannelUpdate]>): ToolHandler {
+  toolOnion(innermost: ToolHandler, state: WorkingChannels, turn: number, updates: Array<[string, ChannelUpdate]>): ToolHandler {
     return this.onion("wrapToolCall", innermost as (r: unknown) => Promise<unknown>, state, turn, updates) as ToolHandler;
   }
 
   private onion(
     hook: "wrapModelCall" | "wrapToolCall",
     innermost: (request: unknown) => Promise<unknown>,
-    state: LocalState,
+    state: WorkingChannels,
     turn: number,
     updates: Array<[string, ChannelUpdate]>,
   ): (request: unknown) => Promise<unknown> {

@@ -10,7 +10,7 @@ import type { KeelTool } from "../plugin/types.js";
 import { agentStep } from "./agent-node.js";
 import { toRunError } from "./finish.js";
 import { HookRunner } from "./hook-runner.js";
-import { LocalState } from "./local-state.js";
+import { WorkingChannels } from "./working-channels.js";
 import { ensureMessageId } from "./message-meta.js";
 import { warnOnModelRetries } from "./model-retries.js";
 import { freshLoopState, type BoundTool, type LoopState, type RunDeps } from "./loop-state.js";
@@ -111,12 +111,12 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
   channelSpec[LOOP_KEY] = Annotation<LoopState | null>({ reducer: (_a: unknown, b: unknown) => b as LoopState, default: () => null });
   const State = Annotation.Root(channelSpec);
 
-  const node = (name: "agent" | "tools", step: (deps: RunDeps, loop: LoopState, local: LocalState) => Promise<void>) => async (state: Record<string, unknown>) => {
+  const node = (name: "agent" | "tools", step: (deps: RunDeps, loop: LoopState, local: WorkingChannels) => Promise<void>) => async (state: Record<string, unknown>) => {
     const loop = { ...(state[LOOP_KEY] as LoopState) };
     const deps = runs.get(loop.runKey);
     if (!deps) throw new Error(`no live run for ${loop.runKey}`);
     const { [LOOP_KEY]: _loop, ...values } = state;
-    const local = new LocalState(composition, values);
+    const local = new WorkingChannels(composition, values);
     try {
       await step(deps, loop, local);
     } catch (error) {

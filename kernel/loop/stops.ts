@@ -1,7 +1,9 @@
 import { AIMessage } from "@langchain/core/messages";
-import type { LocalState } from "./local-state.js";
+import type { LoopState, RunDeps } from "./loop-state.js";
 import { keelMeta, messageText, setKeelMeta } from "./message-meta.js";
 import type { StopReasonEntry } from "./status.js";
+import { hasToolCalls, replaceAssistant } from "./step-messages.js";
+import type { WorkingChannels } from "./working-channels.js";
 
 export interface StopDecision {
   /** `end` wins over a forced final call when several guards ask at once. */
@@ -9,8 +11,31 @@ export interface StopDecision {
   reasons: StopReasonEntry[];
 }
 
+/**
+ * Guards never throw to stop a run; they write a stop reason with a request. `end`:
+ * strip the tool calls, append an explanation, end with no further call. `final`:
+ * strip the tool calls and make one forced final call with no tools bound.
+ */
+export function actOnStops(deps: RunDeps, loop: LoopState, local: WorkingChannels, response: AIMessage | null): void {
+  const { decision, seen } = pendingStops(local, loop.stopsSeen);
+  loop.stopsSeen = seen;
+  const ai = response ?? null;
+  if (decision.mode === "end") {
+    if (ai) replaceAssistant(local, ai, appendKernelText(stripToolCalls(ai, new Set()), `\n\n[Keel stopped this run: ${describeStops(decision.reasons)}]`));
+    loop.route = "end";
+    return;
+  }
+  if (decision.mode === "final") {
+    if (ai) replaceAssistant(local, ai, stripToolCalls(ai, deps.protectedTools));
+    loop.forced = [...(loop.forced ?? []), ...decision.reasons];
+    loop.route = ai && hasToolCalls(local) ? "tools" : "agent";
+    return;
+  }
+  loop.route = ai === null ? "agent" : hasToolCalls(local) ? "tools" : "end";
+}
+
 /** Stop requests written since `seen` (entries without `request` only record a reason). */
-export function pendingStops(state: LocalState, seen: number): { decision: StopDecision; seen: number } {
+export function pendingStops(state: WorkingChannels, seen: number): { decision: StopDecision; seen: number } {
   const all = (state.get<StopReasonEntry[]>("stopReasons") ?? []) as StopReasonEntry[];
   const fresh = all.slice(seen).filter((r) => r.request === "final" || r.request === "end");
   const mode = fresh.some((r) => r.request === "end") ? "end" : fresh.length > 0 ? "final" : null;

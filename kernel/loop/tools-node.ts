@@ -1,18 +1,18 @@
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { canonicalJson, sha256Hex } from "../hashing.js";
 import type { ChannelUpdate, ToolCall, ToolHandler, ToolOutput } from "../plugin/types.js";
-import { actOnStops } from "./agent-node.js";
 import { finishRun } from "./finish.js";
-import type { LocalState } from "./local-state.js";
+import type { WorkingChannels } from "./working-channels.js";
 import type { LoopState, RunDeps } from "./loop-state.js";
 import { messageText } from "./message-meta.js";
+import { actOnStops } from "./stops.js";
 
 /**
  * The tools phase as one node: every call of the last assistant message runs through
  * the wrapToolCall onion, in parallel; results are appended and hook updates applied
  * in tool-call order. Calls that already have a result (e.g. refused in afterModel) are skipped.
  */
-export async function toolsStep(deps: RunDeps, loop: LoopState, local: LocalState): Promise<void> {
+export async function toolsStep(deps: RunDeps, loop: LoopState, local: WorkingChannels): Promise<void> {
   const messages = local.get<BaseMessage[]>("messages") ?? [];
   const ai = [...messages].reverse().find((m) => AIMessage.isInstance(m)) as AIMessage | undefined;
   const answered = new Set(messages.filter((m) => ToolMessage.isInstance(m)).map((m) => (m as ToolMessage).tool_call_id));

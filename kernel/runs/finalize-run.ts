@@ -13,10 +13,10 @@ import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
 import type { StatusV2Payload } from "../loop/status.js";
 import type { ExecutionResult, RollbackPoint } from "./executor.js";
 import type { LeaseHeartbeat } from "./lease-heartbeat.js";
+import { isRecord } from "../../contracts/plain-object.js";
 import { isoNow, threadStatusAfter, type ManagerContext } from "./manager-context.js";
-import { cancelledOutcome, executorFailedOutcome } from "./outcomes.js";
+import { cancelledOutcome, executorFailedOutcome, type CancelRequest } from "./outcomes.js";
 import type { RunOutput } from "./run-output.js";
-import type { CancelRequest } from "./run-execution.js";
 import type { RunRecord } from "./types.js";
 
 export interface FinalizeInput {
@@ -95,13 +95,13 @@ async function rollBack(ctx: ManagerContext, input: FinalizeInput): Promise<stri
  * `end`, which comes after the report by design.
  */
 function reportFor(report: unknown, outcome: StatusV2Payload, output: RunOutput): unknown {
-  if (!isPlainObject(report)) return report;
+  if (!isRecord(report)) return report;
   if (report.contract !== "run-report") return report;
   return { ...report, outcome, events: output.published.map((e) => ({ id: e.id, runId: e.runId, event: e.event, data: e.data })) };
 }
 
 async function correctReport(ctx: ManagerContext, runId: string, report: unknown): Promise<void> {
-  if (!isPlainObject(report)) return;
+  if (!isRecord(report)) return;
   const winner = await ctx.store.getRun(runId);
   if (winner?.outcome) await ctx.store.saveReport(runId, { ...report, outcome: winner.outcome });
 }
@@ -112,8 +112,4 @@ async function flushAfterLeaseLoss(ctx: ManagerContext, input: FinalizeInput): P
   input.takeCancel();
   await input.output.flushJournal().catch((error) => ctx.log(`run ${input.run.runId}: journal flush after losing the lease failed`, error));
   ctx.log(`run ${input.run.runId}: the lease was lost; no terminal state written (the reaper ends the run)`);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

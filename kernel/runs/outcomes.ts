@@ -8,6 +8,12 @@ import { primaryStopReason, type StatusV2Payload, type StopReason } from "../loo
 /** Why a run was cancelled; the text ends up in `outcome.error.message`. */
 export type CancelCause = "request" | "interrupt" | "rollback" | "shutdown";
 
+/** A cancel that reached a run: why, and whether its changes must be undone. */
+export interface CancelRequest {
+  cause: CancelCause;
+  rollback: boolean;
+}
+
 const CANCEL_MESSAGES: Record<CancelCause, string> = {
   request: "Run cancelled on request",
   interrupt: "Run interrupted by a newer run on its thread (multitask strategy `interrupt`)",

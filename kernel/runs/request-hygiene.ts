@@ -21,6 +21,7 @@
  *    [1, maxTurns] (a non-number is dropped), and `config.recursion_limit` /
  *    `config.recursionLimit` to at most `2 × maxTurns + 10` (the runtime's own setting).
  */
+import { isRecord } from "../../contracts/plain-object.js";
 import { KeelError } from "../errors.js";
 import type { RunRequest } from "./types.js";
 
@@ -37,7 +38,8 @@ const ADDRESS_KEYS = ["thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
 
-const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
+/** The request is a JSON copy, so a record in it is a JSON object. */
+const isObject = (value: unknown): value is JsonObject => isRecord(value);
 
 /**
  * @example

@@ -7,15 +7,9 @@ import type { ExecutionIO, ExecutionResult, RollbackPoint } from "./executor.js"
 import { finalizeRun } from "./finalize-run.js";
 import { LeaseHeartbeat } from "./lease-heartbeat.js";
 import { isoNow, type ManagerContext } from "./manager-context.js";
-import type { CancelCause } from "./outcomes.js";
+import type { CancelCause, CancelRequest } from "./outcomes.js";
 import { RunOutput } from "./run-output.js";
 import type { ControlMessage, RunRecord } from "./types.js";
-
-/** A cancel that reached this run: why, and whether its changes must be undone. */
-export interface CancelRequest {
-  cause: CancelCause;
-  rollback: boolean;
-}
 
 /** Journal entry name recording whether the run's rollback point was captured (read by other workers). */
 export const ROLLBACK_POINT_ENTRY = "rollback_point";

@@ -8,6 +8,7 @@
  * its own metadata, so a caller's is never taken.
  */
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { isRecord } from "../../contracts/plain-object.js";
 import { KeelError } from "../errors.js";
 
 type MessageFields = Record<string, unknown>;
@@ -29,7 +30,7 @@ const ROLE_ALIASES: Record<string, "user" | "assistant" | "system" | "tool"> = {
 export function toRuntimeInput(input: unknown): string | BaseMessage[] {
   if (typeof input === "string") return input;
   if (Array.isArray(input)) return input.map((m, i) => toMessage(m, `/input/${i}`));
-  if (isObject(input)) {
+  if (isRecord(input)) {
     if (Array.isArray(input.messages)) {
       if (input.messages.length === 0) throw invalid("/input/messages", "has no message");
       return input.messages.map((m, i) => toMessage(m, `/input/messages/${i}`));
@@ -40,8 +41,8 @@ export function toRuntimeInput(input: unknown): string | BaseMessage[] {
 }
 
 function toMessage(value: unknown, pointer: string): BaseMessage {
-  if (!isObject(value)) throw invalid(pointer, "is not a message object");
-  const serialized = value.lc !== undefined && Array.isArray(value.id) && isObject(value.kwargs);
+  if (!isRecord(value)) throw invalid(pointer, "is not a message object");
+  const serialized = value.lc !== undefined && Array.isArray(value.id) && isRecord(value.kwargs);
   const fields: MessageFields = serialized ? (value.kwargs as MessageFields) : value;
   const roleName = serialized ? String((value.id as unknown[]).at(-1)) : String(value.role ?? value.type ?? "");
   const role = ROLE_ALIASES[roleName];
@@ -68,12 +69,8 @@ function toMessage(value: unknown, pointer: string): BaseMessage {
 }
 
 function toolCall(value: unknown, pointer: string): { id: string; name: string; args: Record<string, unknown>; type: "tool_call" } {
-  if (!isObject(value) || typeof value.name !== "string" || typeof value.id !== "string") throw invalid(pointer, "must have a string `id` and `name`");
-  return { id: value.id, name: value.name, args: isObject(value.args) ? value.args : {}, type: "tool_call" };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  if (!isRecord(value) || typeof value.name !== "string" || typeof value.id !== "string") throw invalid(pointer, "must have a string `id` and `name`");
+  return { id: value.id, name: value.name, args: isRecord(value.args) ? value.args : {}, type: "tool_call" };
 }
 
 function invalid(pointer: string, why: string): KeelError {

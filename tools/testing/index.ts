@@ -2,5 +2,5 @@
 export { ScriptedChatModel, ScriptedProviderError, estimateUsage, type ScriptedAgent, type ScriptedTurn, type ScriptedFault, type ScriptedToolCall } from "../../kernel/testing/scripted-model.js";
 export { runScenario, SCENARIO_CLOCK_START, type RunScenarioOptions } from "../scenario/run-scenario.js";
 export { assertScenario, loadScenarioFile } from "../scenario/load-scenario.js";
-export { buildRunReport, summarizeReport, type RunReport } from "../scenario/run-report.js";
+export { summarizeReport, type RunReport } from "../scenario/run-report.js";
 export { PluginTester, PluginTestFailure, type PluginTestCase } from "./plugin-tester.js";

@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage, RemoveMessage, SystemMessage, type BaseMessage
 import { Overwrite, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
 import { compose } from "../../../kernel/compose/index.js";
-import { LocalState, messagesDelta } from "../../../kernel/loop/local-state.js";
+import { WorkingChannels, messagesDelta } from "../../../kernel/loop/working-channels.js";
 import { messageText } from "../../../kernel/loop/message-meta.js";
 
 /**
@@ -11,7 +11,7 @@ import { messageText } from "../../../kernel/loop/message-meta.js";
  * through LangGraph's reducer and hand LangGraph a full overwrite (a delta cannot express
  * a new message placed before kept ones).
  */
-describe("LocalState with a REMOVE_ALL_MESSAGES replacement", () => {
+describe("WorkingChannels with a REMOVE_ALL_MESSAGES replacement", () => {
   const composition = compose({ name: "t", plugins: [] });
   const system = new SystemMessage({ content: "s", id: "s" });
   const old = [system, new HumanMessage({ content: "u1", id: "u1" }), new AIMessage({ content: "a1", id: "a1" }), new HumanMessage({ content: "u2", id: "u2" }), new AIMessage({ content: "a2", id: "a2" })];
@@ -19,7 +19,7 @@ describe("LocalState with a REMOVE_ALL_MESSAGES replacement", () => {
   const texts = (messages: BaseMessage[]) => messages.map(messageText);
 
   it("replaces the list, summary before the tail, and overwrites the channel", () => {
-    const local = new LocalState(composition, { messages: old });
+    const local = new WorkingChannels(composition, { messages: old });
     local.apply({ messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), system, summary, old[3]!, old[4]!] });
     expect(texts(local.get<BaseMessage[]>("messages"))).toEqual(["s", "summary", "u2", "a2"]);
 

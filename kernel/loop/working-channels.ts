@@ -12,7 +12,7 @@ import type { ChannelUpdate } from "../plugin/types.js";
  * the node then hands LangGraph the final values (as `Overwrite`s, since the reducers
  * already ran).
  */
-export class LocalState {
+export class WorkingChannels {
   private readonly values: Record<string, unknown>;
   private readonly changed = new Set<string>();
 
