@@ -3,7 +3,7 @@
  * events. Pure: the scenario runner (`keel run`) and the run service's runtime executor
  * both build their reports with it.
  */
-import type { RunReportV1 } from "../../contracts/run-report/v1.js";
+import type { JournalGap, RunReportV1 } from "../../contracts/run-report/v1.js";
 import type { Composition } from "../compose/types.js";
 import type { ChildAgentResult } from "../ports/agents.js";
 import type { RunResult } from "../loop/runtime.js";
@@ -12,6 +12,17 @@ import type { TokenUsage } from "../loop/normalize.js";
 import { toReportMessage } from "./report-message.js";
 
 export type RunReport = RunReportV1;
+export type { JournalGap };
+
+/**
+ * The journal-incomplete marker: when the run store could not write every journal entry,
+ * the report says so (`journalIncomplete: true`) and what is missing (`journalGap`). The
+ * report's own records are complete; only the store's journal (`…/journal`) lacks entries.
+ */
+export function withJournalGap<T extends Record<string, unknown>>(report: T, gap: JournalGap | null): T {
+  if (gap === null) return report;
+  return { ...report, journalIncomplete: true, journalGap: { ...gap } };
+}
 
 export interface RunReportInput {
   scenario: string;
