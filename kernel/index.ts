@@ -11,7 +11,7 @@ export { RunScope, steppingClock, systemClock, type Clock, type RunSink, type St
 export { deriveStatus, primaryStopReason, type StatusV2Payload, type StopReason, type StopReasonEntry, type RunError } from "./loop/status.js";
 export { keelMeta, setKeelMeta, isHidden, messageText, usableText, lastAssistant, type KeelMessageMeta, type NormalizedFinish } from "./loop/message-meta.js";
 export { normalizeFinish, normalizeUsage, type TokenUsage } from "./loop/normalize.js";
-export { extractiveSummary, modelSummarizer, type Summarizer } from "./loop/summarize.js";
+export { extractiveSummary, modelSummarizer, SUMMARY_INSTRUCTIONS, type Summarizer, type SummarizeOption, type SummaryModel } from "./loop/summarize.js";
 export { toReportMessage, type ReportMessage } from "./report/report-message.js";
 export { canonicalJson, sha256Hex } from "./hashing.js";
 export { KERNEL_VERSION } from "./version.js";
