@@ -104,6 +104,10 @@ export const ERRORS = {
     description: "The model provider returned an error that no plugin handled.",
     solve: "Check the provider message; add the error-fallback plugin to retry transient errors.",
   },
+  KEEL_ERR_SUMMARIZE_FAILED: {
+    description: "The summary model failed after the stack's retries (its provider error is in the message); summarization leaves the history as it is and tries again on the next turn.",
+    solve: "Nothing to do for the run; if it keeps failing, check the summary model (`--summarizer-model`) and its provider.",
+  },
   KEEL_ERR_RUN_CANCELLED: {
     description: "The run was cancelled through its AbortSignal.",
     solve: "Nothing to fix; start a new run if the work is still needed.",

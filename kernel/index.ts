@@ -15,7 +15,7 @@ export type { Clock, RunSink, StreamEventRecord, JournalRecord, ModelRequestReco
 export type { StatusV2Payload, StopReason, StopReasonEntry, RunError } from "./loop/status.js";
 export { keelMeta, setKeelMeta, isHidden, messageText, usableText, lastAssistant, type KeelMessageMeta, type NormalizedFinish } from "./loop/message-meta.js";
 export { normalizeFinish, normalizeUsage, type TokenUsage } from "./loop/normalize.js";
-export { extractiveSummary, modelSummarizer, type Summarizer } from "./loop/summarize.js";
+export { extractiveSummary, modelSummarizer, SUMMARY_INSTRUCTIONS, type Summarizer, type SummarizeOption, type SummaryModel } from "./loop/summarize.js";
 export { canonicalJson, sha256Hex } from "./hashing.js";
 export { KERNEL_VERSION } from "./version.js";
 export type { WorkspacePort } from "./ports/workspace.js";

@@ -59,6 +59,17 @@ export type ReportUsage = Static<typeof ReportUsage>;
 export const WorkspaceFile = Type.Object({ bytes: Count, sha256: Sha256Hex }, { additionalProperties: false });
 export type WorkspaceFile = Static<typeof WorkspaceFile>;
 
+/** What the run store's journal lacks because writing it failed (the report itself is complete). */
+export const JournalGap = Type.Object(
+  {
+    failedWrites: Type.Integer({ minimum: 1 }),
+    unwrittenEntries: Type.Integer({ minimum: 1 }),
+    firstError: Type.String(),
+  },
+  { additionalProperties: false },
+);
+export type JournalGap = Static<typeof JournalGap>;
+
 export const RunReportV1 = Type.Object(
   {
     contract: Type.Literal("run-report"),
@@ -79,6 +90,9 @@ export const RunReportV1 = Type.Object(
       { lead: Type.Array(Type.String({ minLength: 1 })), subagent: Type.Optional(Type.Array(Type.String({ minLength: 1 }))) },
       { additionalProperties: false },
     ),
+    /** Present (true) only when the run service could not write the whole journal; `journalGap` says what is missing. */
+    journalIncomplete: Type.Optional(Type.Literal(true)),
+    journalGap: Type.Optional(JournalGap),
   },
   { additionalProperties: false },
 );

@@ -6,7 +6,7 @@ import type { AgentsPort, ChildAgentRequest, ChildAgentResult, ChildStep } from 
 import type { TokenUsage } from "./normalize.js";
 import { RunScope, systemClock, type Clock, type JournalRecord } from "./run-scope.js";
 import { createAgentRuntime } from "./runtime.js";
-import type { Summarizer } from "./summarize.js";
+import type { SummarizeOption } from "./summarize.js";
 
 export type ConfigLayer = Record<string, Record<string, unknown>>;
 
@@ -25,7 +25,8 @@ export interface ChildRunnerOptions {
   types: readonly string[];
   /** Where children checkpoint (default: one in-memory saver for every child of this runner). */
   checkpointer?: BaseCheckpointSaver;
-  summarize?: Summarizer;
+  /** The children's `ctx.summarize` (default: the deterministic extractive summary). */
+  summarize?: SummarizeOption;
   /**
    * The parent run's scope, so a child's events, journal entries and model requests
    * interleave with the parent's in one order. Without one, a child gets a scope of its own.

@@ -4,6 +4,8 @@ import { KeelError, isKeelError } from "../errors.js";
 import type { ChannelUpdate, GuardEventData, HookContext, HookName, ModelHandler, ModelRequest, ToolHandler, ToolRequest } from "../plugin/types.js";
 import type { WorkingChannels } from "./working-channels.js";
 import type { RunScope } from "./run-scope.js";
+import { callSummaryModel } from "./summary-call.js";
+import { isSummaryModel, type SummarizeOption } from "./summarize.js";
 
 interface HookAccess {
   sees: Set<string>;
@@ -15,7 +17,8 @@ export interface AgentIdentity {
   runId: string;
   agent: string;
   signal: AbortSignal;
-  summarize(messages: BaseMessage[]): Promise<string>;
+  /** `ctx.summarize`: a plain summarizer, or a summary model the kernel calls (summary-call.ts). */
+  summarize: SummarizeOption;
   port<T>(name: string): T;
 }
 
@@ -81,7 +84,7 @@ export class HookRunner {
     return state.view(this.accessOf(plugin, hook).sees);
   }
 
-  context(plugin: string, hook: HookName, turn: number, onUpdate: (update: ChannelUpdate) => void): HookContext {
+  context(plugin: string, hook: HookName, turn: number, onUpdate: (update: ChannelUpdate) => void, state: WorkingChannels): HookContext {
     const resolved = this.composition.plugins.get(plugin);
     const { scope, identity } = this;
     return {
@@ -105,7 +108,7 @@ export class HookRunner {
         this.checkUpdate(plugin, hook, partial);
         onUpdate(partial);
       },
-      summarize: (messages) => identity.summarize(messages),
+      summarize: (messages) => this.summarize(messages, turn, state),
       now: () => scope.isoNow(),
       port: <T>(name: string) => identity.port<T>(name),
     };
@@ -115,7 +118,7 @@ export class HookRunner {
   async runStateChain(hook: "beforeAgent" | "beforeModel" | "afterModel" | "afterAgent", state: WorkingChannels, turn: number): Promise<void> {
     for (const plugin of this.chain(hook)) {
       const fn = this.composition.plugins.get(plugin)!.plugin.hooks[hook]!;
-      const ctx = this.context(plugin, hook, turn, () => undefined);
+      const ctx = this.context(plugin, hook, turn, () => undefined, state);
       let update: ChannelUpdate | void | undefined;
       try {
         update = await fn(this.view(plugin, hook, state), ctx);
@@ -136,15 +139,31 @@ export class HookRunner {
     return this.onion("wrapToolCall", innermost as (r: unknown) => Promise<unknown>, state, turn, updates) as ToolHandler;
   }
 
+  /**
+   * The wrapModelCall onion of the retry layers only (hooks declaring `retries: true`, e.g.
+   * error-fallback), for a model call that is not a turn (a summary call): the other wrap
+   * hooks shape a turn's request and do not apply to it.
+   */
+  retryOnion(innermost: ModelHandler, state: WorkingChannels, turn: number, updates: Array<[string, ChannelUpdate]>): ModelHandler {
+    const retryLayers = this.chain("wrapModelCall").filter((plugin) => this.composition.plugins.get(plugin)!.plugin.manifest.hooks.wrapModelCall?.retries === true);
+    return this.onion("wrapModelCall", innermost as (r: unknown) => Promise<unknown>, state, turn, updates, retryLayers) as ModelHandler;
+  }
+
+  private summarize(messages: BaseMessage[], turn: number, state: WorkingChannels): Promise<string> {
+    const { summarize, agent, signal } = this.identity;
+    if (!isSummaryModel(summarize)) return summarize(messages);
+    return callSummaryModel(summarize, messages, { runner: this, scope: this.scope, agent, turn, signal, state });
+  }
+
   private onion(
     hook: "wrapModelCall" | "wrapToolCall",
     innermost: (request: unknown) => Promise<unknown>,
     state: WorkingChannels,
     turn: number,
     updates: Array<[string, ChannelUpdate]>,
+    chain: readonly string[] = this.chain(hook),
   ): (request: unknown) => Promise<unknown> {
     let handler = innermost;
-    const chain = this.chain(hook);
     for (let i = chain.length - 1; i >= 0; i--) {
       const plugin = chain[i]!;
       const resolved = this.composition.plugins.get(plugin)!;
@@ -167,7 +186,7 @@ export class HookRunner {
             throw error;
           }
         };
-        const ctx = this.context(plugin, hook, turn, (update) => updates.push([plugin, update]));
+        const ctx = this.context(plugin, hook, turn, (update) => updates.push([plugin, update]), state);
         const view = this.view(plugin, hook, state);
         try {
           return await fn({ ...(request as object), state: view }, next, ctx);

@@ -17,7 +17,7 @@ import { freshLoopState, type BoundTool, type LoopState, type RunDeps } from "./
 import type { TokenUsage } from "./normalize.js";
 import { RunScope, systemClock, type Clock, type RunSink } from "./run-scope.js";
 import { deriveStatus, type StatusV2Payload, type StopReasonEntry } from "./status.js";
-import { extractiveSummary, type Summarizer } from "./summarize.js";
+import { extractiveSummary, type SummarizeOption } from "./summarize.js";
 import { toolsStep } from "./tools-node.js";
 
 export interface AgentRuntimeOptions {
@@ -37,8 +37,12 @@ export interface AgentRuntimeOptions {
   protectedTools?: readonly string[];
   /** A successful call of one of these ends the agent after that tools step. */
   terminalTools?: readonly string[];
-  /** The `ctx.summarize` port (default: a deterministic extractive summary). */
-  summarize?: Summarizer;
+  /**
+   * The `ctx.summarize` port (default: a deterministic extractive summary). A summary model
+   * (`modelSummarizer(model)`) is called by the kernel through the stack's retry layers,
+   * journaled (`model_call` named `summarize`) and counted in the agent's usage.
+   */
+  summarize?: SummarizeOption;
   /** Ports the host supplies (e.g. a child-agent runner); they win over plugin-provided ones. */
   ports?: Readonly<Record<string, unknown>>;
   /** System prompt placed first in a new thread. */

@@ -3,15 +3,27 @@
  * events. Pure: the scenario runner (`keel run`) and the run service's runtime executor
  * both build their reports with it.
  */
-import type { RunReportV1 } from "../../contracts/run-report/v1.js";
+import type { JournalGap, RunReportV1 } from "../../contracts/run-report/v1.js";
 import type { Composition } from "../compose/types.js";
 import type { ChildAgentResult } from "../ports/agents.js";
 import type { RunResult } from "../loop/runtime.js";
 import type { JournalRecord, ModelRequestRecord, StreamEventRecord } from "../loop/run-scope.js";
 import type { TokenUsage } from "../loop/normalize.js";
+import { SUMMARY_CALL_NAME } from "../loop/summary-call.js";
 import { toReportMessage } from "./report-message.js";
 
 export type RunReport = RunReportV1;
+export type { JournalGap };
+
+/**
+ * The journal-incomplete marker: when the run store could not write every journal entry,
+ * the report says so (`journalIncomplete: true`) and what is missing (`journalGap`). The
+ * report's own records are complete; only the store's journal (`…/journal`) lacks entries.
+ */
+export function withJournalGap<T extends Record<string, unknown>>(report: T, gap: JournalGap | null): T {
+  if (gap === null) return report;
+  return { ...report, journalIncomplete: true, journalGap: { ...gap } };
+}
 
 export interface RunReportInput {
   scenario: string;
@@ -25,11 +37,11 @@ export interface RunReportInput {
   compositions: { lead: Composition; subagent?: Composition };
 }
 
-/** Model calls per agent path: distinct turns in the journal (retries of one turn count once). */
+/** Model calls per agent path: distinct turns in the journal (retries of one turn count once; summary calls are not turns). */
 export function turnsByAgent(journal: readonly JournalRecord[]): Record<string, number> & { total: number } {
   const seen = new Map<string, Set<number>>();
   for (const entry of journal) {
-    if (entry.kind !== "model_call") continue;
+    if (entry.kind !== "model_call" || entry.name === SUMMARY_CALL_NAME) continue;
     let turns = seen.get(entry.agent);
     if (!turns) seen.set(entry.agent, (turns = new Set()));
     turns.add(entry.turn);

@@ -8,9 +8,14 @@
  * gives the writes a full TTL), and when the CAS still fails a newer writer (the
  * reaper) won — its outcome stands, this worker publishes nothing more, and a report
  * it already saved is corrected to the winning outcome, so nothing reads as a success.
+ *
+ * A journal that cannot be written is not a reason to give the run up: the flush never
+ * throws, the outcome is the real one, `end` follows at once, and the report carries
+ * `journalIncomplete: true` with `journalGap` (what the store's journal lacks).
  */
 import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
 import type { StatusV2Payload } from "../loop/status.js";
+import { withJournalGap } from "../report/run-report.js";
 import type { ExecutionResult, RollbackPoint } from "./executor.js";
 import type { LeaseHeartbeat } from "./lease-heartbeat.js";
 import { isRecord } from "../../contracts/plain-object.js";
@@ -54,6 +59,7 @@ export async function finalizeRun(ctx: ManagerContext, input: FinalizeInput): Pr
   }
 
   await output.drainEvents();
+  // Never fatal: entries the store refused are reported as missing; the outcome stands.
   await output.flushJournal();
   const report = reportFor(input.result?.report, outcome, output);
   if (report !== undefined) await ctx.store.saveReport(run.runId, report);
@@ -97,7 +103,8 @@ async function rollBack(ctx: ManagerContext, input: FinalizeInput): Promise<stri
 function reportFor(report: unknown, outcome: StatusV2Payload, output: RunOutput): unknown {
   if (!isRecord(report)) return report;
   if (report.contract !== "run-report") return report;
-  return { ...report, outcome, events: output.published.map((e) => ({ id: e.id, runId: e.runId, event: e.event, data: e.data })) };
+  const events = output.published.map((e) => ({ id: e.id, runId: e.runId, event: e.event, data: e.data }));
+  return withJournalGap({ ...report, outcome, events }, output.journalGap());
 }
 
 async function correctReport(ctx: ManagerContext, runId: string, report: unknown): Promise<void> {
@@ -110,6 +117,6 @@ async function correctReport(ctx: ManagerContext, runId: string, report: unknown
 async function flushAfterLeaseLoss(ctx: ManagerContext, input: FinalizeInput): Promise<void> {
   input.output.silence();
   input.takeCancel();
-  await input.output.flushJournal().catch((error) => ctx.log(`run ${input.run.runId}: journal flush after losing the lease failed`, error));
+  await input.output.flushJournal();
   ctx.log(`run ${input.run.runId}: the lease was lost; no terminal state written (the reaper ends the run)`);
 }

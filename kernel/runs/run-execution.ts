@@ -41,7 +41,8 @@ export class RunExecution {
       ctx,
       run,
       () => this.loseLease(),
-      () => void this.output.flushJournal().catch((error) => ctx.log(`run ${run.runId}: journal flush failed`, error)),
+      // Never rejects: a failed journal write is kept for the next one (run-output.ts).
+      () => void this.output.flushJournal(),
     );
     this.rollbackAvailable = new Promise((resolve) => (this.resolveCaptured = resolve));
     this.finished = this.execute();
@@ -131,7 +132,9 @@ export class RunExecution {
       status: this.rollbackPoint ? "captured" : "unavailable",
       durationMs: this.ctx.clock.now() - started,
     });
-    // Written at once: another worker deciding on a rollback reads it from the journal.
+    // Written at once: another worker deciding on a rollback reads it from the journal. If the
+    // write fails the run goes on (the entry is retried later); until then other workers
+    // find no entry, which counts as "unavailable" — the safe answer.
     await this.output.flushJournal();
     this.resolveCaptured(this.rollbackPoint !== null);
   }

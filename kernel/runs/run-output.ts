@@ -3,10 +3,18 @@
  * to the stream bridge strictly in emission order (one publish at a time), journal
  * entries are numbered in arrival order and written to the store in batches. Once the
  * run's lease is lost the output is silenced: the reaper owns the stream from then on.
+ *
+ * Writing the journal is never fatal to the run: a failed batch stays buffered and is
+ * retried with the next flush, and what could not be written by the end is reported
+ * (`journalIncomplete`), so the run keeps its real outcome and finalizes at once.
  */
+import type { JournalGap } from "../../contracts/run-report/v1.js";
 import type { JournalEntry, RunStore, StreamBridge, StreamEvent } from "./types.js";
 
+export type { JournalGap };
+
 export type BackgroundLog = (message: string, error?: unknown) => void;
+
 
 export class RunOutput {
   /** Every event this run published, in order (the run report's `events`). */
@@ -16,6 +24,10 @@ export class RunOutput {
   private flushing: Promise<void> = Promise.resolve();
   private journalSeq = 0;
   private silenced = false;
+  private failedWrites = 0;
+  private firstError: string | null = null;
+  /** Buffer size that triggers the next batch write; after a failure, one more batch must accumulate first. */
+  private flushAt: number;
 
   constructor(
     private readonly runId: string,
@@ -23,7 +35,9 @@ export class RunOutput {
     private readonly store: RunStore,
     private readonly journalBatchSize: number,
     private readonly log: BackgroundLog,
-  ) {}
+  ) {
+    this.flushAt = journalBatchSize;
+  }
 
   emit(event: string, data: unknown): void {
     if (this.silenced) return;
@@ -39,7 +53,7 @@ export class RunOutput {
 
   journal(entry: JournalEntry): void {
     this.buffer.push({ ...entry, runId: this.runId, seq: ++this.journalSeq });
-    if (this.buffer.length >= this.journalBatchSize) void this.flushJournal().catch((error) => this.log(`run ${this.runId}: journal flush failed`, error));
+    if (this.buffer.length >= this.flushAt) void this.flushJournal();
   }
 
   /** Resolves once every event emitted so far is published (or failed to publish). */
@@ -48,24 +62,38 @@ export class RunOutput {
   }
 
   /**
-   * Write the buffered entries. Flushes are serialized, so batches land in order; a failed
-   * batch goes back to the front of the buffer and the error is thrown to the caller.
+   * Write the buffered entries; resolves true when everything recorded so far is in the
+   * store. Never rejects: flushes are serialized, so batches land in order, and a failed
+   * batch goes back to the front of the buffer (the next flush retries it) and is counted
+   * for `journalGap()`. (A journal write refused because the lease was lost would be a
+   * different matter — the run stops — and belongs with the lease, not here.)
    */
-  flushJournal(): Promise<void> {
+  flushJournal(): Promise<boolean> {
     const run = this.flushing.then(async () => {
-      if (this.buffer.length === 0) return;
+      if (this.buffer.length === 0) return true;
       const batch = this.buffer;
       this.buffer = [];
       try {
         await this.store.appendJournal(this.runId, batch);
+        this.flushAt = this.journalBatchSize;
+        return this.buffer.length === 0;
       } catch (error) {
         this.buffer = [...batch, ...this.buffer];
-        throw error;
+        this.failedWrites += 1;
+        this.firstError ??= error instanceof Error ? error.message : String(error);
+        this.flushAt = this.buffer.length + this.journalBatchSize;
+        this.log(`run ${this.runId}: writing ${batch.length} journal entries failed (kept for the next write; the run goes on)`, error);
+        return false;
       }
     });
-    // The chain continues after a failure; the caller of this flush sees the error.
-    this.flushing = run.catch(() => undefined);
+    this.flushing = run.then(() => undefined);
     return run;
+  }
+
+  /** What the store's journal lacks now (entries still buffered after failed writes), or null. */
+  journalGap(): JournalGap | null {
+    if (this.failedWrites === 0 || this.buffer.length === 0) return null;
+    return { failedWrites: this.failedWrites, unwrittenEntries: this.buffer.length, firstError: this.firstError ?? "unknown error" };
   }
 
   /** Stop publishing: the run lost its lease, and its stream belongs to whoever won. */

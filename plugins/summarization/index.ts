@@ -50,3 +50,4 @@ export { estimateTokens, messageChars } from "./estimate-tokens.js";
 export { summarizationConfigSchema, summarizationManifest, summaryChannelSchema } from "./manifest.js";
 export { isSummaryMarker, SUMMARY_HEADING, SUMMARY_MARKER_META, summaryMarker, type SummaryMarkerInfo } from "./summary-marker.js";
 export { readSummary, type SummarizationOptions, type SummaryState } from "./summary-state.js";
+export { CLIPPED_REQUEST_META, isUserRequest, PINNED_REQUEST_CHARS, pinnedRequest, taskRequestIndexes } from "./task-requests.js";

@@ -55,7 +55,7 @@ export const summarizationManifest: Manifest = {
   kind: "middleware",
   kernel: ">=0.1.0 <1",
   description:
-    "Compacts a long history before a model call: older messages become one summary (ctx.summarize) and a tail of recent messages is kept; the cut never separates a tool call from its results and the kept history never starts with an assistant or tool message. Writes the summary to `summary`.",
+    "Compacts a long history before a model call: older messages become one summary (ctx.summarize) and a tail of recent messages is kept; the first and the latest user request stay verbatim (up to 2,000 characters each), the cut never separates a tool call from its results and the kept history never starts with an assistant or tool message. Writes the summary to `summary`.",
   // Both rewrite `messages` in beforeModel: sanitize cleans the new input first, then the history is compacted.
   requiresBefore: [{ name: "sanitize", optional: true }],
   channels: {

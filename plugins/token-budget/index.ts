@@ -3,7 +3,7 @@ import { keelMeta, lastAssistant, setKeelMeta } from "../../kernel/loop/message-
 import type { StopReasonEntry } from "../../kernel/loop/status.js";
 import { definePlugin } from "../../kernel/plugin/define-plugin.js";
 import type { HookContext, Hooks } from "../../kernel/plugin/types.js";
-import { budgetWarning, countNewUsage, judgeBudget, openBudget, usageLine, type BudgetOptions, type BudgetState } from "./ledger.js";
+import { budgetWarning, countNewUsage, judgeBudget, openBudget, usageLine, withKernelUsage, type BudgetOptions, type BudgetState } from "./ledger.js";
 import { tokenBudgetManifest } from "./manifest.js";
 
 const optionsOf = (ctx: HookContext) => ctx.config as unknown as BudgetOptions;
@@ -28,7 +28,7 @@ const hooks: Hooks = {
     const messages = (state.messages as BaseMessage[] | undefined) ?? [];
     // beforeAgent always opens the account; without one, only the newest response is this run's.
     const current = accountFor(state.budget, ctx) ?? openBudget(messages.slice(0, -1), ctx.runId, ctx.agent);
-    const counted = countNewUsage(current, messages);
+    const counted = withKernelUsage(countNewUsage(current, messages), state.usage, ctx.agent);
     // The forced final answer is paid from the reserve: counted, never judged.
     const ai = lastAssistant(messages);
     if (ai && keelMeta(ai).forced === true) return counted === state.budget ? undefined : { budget: counted };
@@ -74,6 +74,7 @@ export {
   budgetWarning,
   countNewUsage,
   judgeBudget,
+  withKernelUsage,
   openBudget,
   stopThreshold,
   usageLine,

@@ -66,6 +66,19 @@ export function countNewUsage(state: BudgetState, messages: readonly BaseMessage
   return { ...state, counted: [...state.counted, ...ids], inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
 }
 
+/**
+ * The kernel's `usage` of this agent run also counts model calls that leave no assistant
+ * message (summary calls): the account is raised to it when it is larger. (`usage` is
+ * reset when a run starts, so it is this run's; the message tally stays the floor.)
+ */
+export function withKernelUsage(state: BudgetState, usage: unknown, agent: string): BudgetState {
+  const mine = (usage as Record<string, { inputTokens?: unknown; outputTokens?: unknown }> | undefined)?.[agent];
+  const inputTokens = Math.max(state.inputTokens, tokens(mine?.inputTokens));
+  const outputTokens = Math.max(state.outputTokens, tokens(mine?.outputTokens));
+  if (inputTokens === state.inputTokens && outputTokens === state.outputTokens) return state;
+  return { ...state, inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+}
+
 export interface BudgetVerdict {
   state: BudgetState;
   /** The warning threshold was crossed by this call (once per run). */

@@ -73,7 +73,7 @@ export const tokenBudgetManifest: Manifest = {
   },
   hooks: {
     beforeAgent: { observes: ["messages"], mutates: ["budget"] },
-    afterModel: { observes: ["messages"], mutates: ["budget", "stopReasons"] },
+    afterModel: { observes: ["messages", "usage"], mutates: ["budget", "stopReasons"] },
     wrapModelCall: { observes: ["budget"], mutates: ["model.request"] },
   },
   config: tokenBudgetConfigSchema as unknown as Record<string, unknown>,

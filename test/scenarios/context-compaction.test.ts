@@ -88,6 +88,7 @@ describe("context incident: parallel tool calls compacted to a short tail", () =
     expect(late.map((m) => `${m.role}${m.hidden ? "(hidden)" : ""}`)).toEqual([
       "system",
       "user(hidden)", // durable data: the summary
+      "user", // the task: the user's request, pinned verbatim by every compaction
       "user(hidden)", // summarization's summary message, shortened to a pointer
       "assistant",
       "tool",
@@ -96,14 +97,16 @@ describe("context incident: parallel tool calls compacted to a short tail", () =
     ]);
     expect(late[0]!.content).toBe(`You are a research subagent. Read the files you are given.\n\n${AUTHORITY_CONTRACT}`);
     expect(late[1]!.content.startsWith(`${DATA_OPEN}\n${SUMMARY_TITLE}\n`)).toBe(true);
-    expect(late[2]!.content).toBe(SUMMARY_POINTER);
-    expect(late[3]!.toolCalls!.map((c) => c.args.path)).toEqual(["a.md", "b.md", "c.md"]);
-    expect(late.slice(4).map((m) => m.content)).toEqual(["alpha\n", "beta\n", "gamma\n"].map((t) => expect.stringContaining(t.trim())));
+    expect(late[2]!.content).toBe(scenario.input);
+    expect(late[3]!.content).toBe(SUMMARY_POINTER);
+    expect(late[4]!.toolCalls!.map((c) => c.args.path)).toEqual(["a.md", "b.md", "c.md"]);
+    expect(late.slice(5).map((m) => m.content)).toEqual(["alpha\n", "beta\n", "gamma\n"].map((t) => expect.stringContaining(t.trim())));
 
-    // The thread itself: system, one summary message, the last block, the answer; every call answered.
+    // The thread itself: system, the request, one summary message, the last block, the answer; every call answered.
     expect(violation(report.messages)).toBeNull();
-    expect(report.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "tool", "tool", "assistant"]);
-    expect(report.messages[1]!.content.startsWith(SUMMARY_HEADING)).toBe(true);
+    expect(report.messages.map((m) => m.role)).toEqual(["system", "user", "user", "assistant", "tool", "tool", "tool", "assistant"]);
+    expect(report.messages[1]!.content).toBe(scenario.input);
+    expect(report.messages[2]!.content.startsWith(SUMMARY_HEADING)).toBe(true);
     // Requests before the first compaction carry no durable data (nothing to show yet).
     expect(report.modelRequests[0]!.messages.map((m) => m.role)).toEqual(["system", "user"]);
   });
@@ -114,8 +117,9 @@ describe("context incident: parallel tool calls compacted to a short tail", () =
     expect(report.outcome.status).toBe("succeeded");
     for (const request of report.modelRequests) expect([request.turn, violation(request.messages)]).toEqual([request.turn, null]);
     const late = report.modelRequests[6]!.messages;
-    expect(late.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "tool", "tool"]);
-    expect(late[1]!.hidden).toBe(true);
-    expect(late[1]!.content.startsWith(`${SUMMARY_HEADING}\n`)).toBe(true);
+    expect(late.map((m) => m.role)).toEqual(["system", "user", "user", "assistant", "tool", "tool", "tool"]);
+    expect([late[1]!.content, late[1]!.hidden]).toEqual([scenario.input, false]);
+    expect(late[2]!.hidden).toBe(true);
+    expect(late[2]!.content.startsWith(`${SUMMARY_HEADING}\n`)).toBe(true);
   });
 });

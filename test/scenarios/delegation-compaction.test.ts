@@ -70,12 +70,17 @@ describe("incident: a subagent's three parallel tool calls compacted to a short 
     expect(child).toHaveLength(4);
     for (const request of child) expect([request.turn, grammarProblems(request)]).toEqual([request.turn, []]);
 
-    // The tail kept after compaction is the whole parallel block: one assistant message, three results.
-    const compacted = child.slice(1);
+    // Turn 2: only the task prompt lies before the block, and the task is never summarized away: no compaction yet.
+    expect(child[1]!.messages.some((m) => m.content.startsWith("[Earlier conversation summarized"))).toBe(false);
+    // The tail kept after compaction is the whole parallel block: one assistant message, three results,
+    // after the task prompt (pinned verbatim by summarization).
+    const compacted = child.slice(2);
     for (const request of compacted) {
       expect(request.messages.some((m) => m.hidden && m.content.startsWith("[Earlier conversation summarized"))).toBe(true);
       const tail = request.messages.filter((m) => !m.hidden && m.role !== "system");
-      expect(tail.map((m) => m.role)).toEqual(["assistant", "tool", "tool", "tool"]);
+      expect(tail.map((m) => m.role)).toEqual(["user", "assistant", "tool", "tool", "tool"]);
+      expect(tail[0]!.content).toBe("Read a.md, b.md and c.md and compare them.");
+      tail.shift();
       expect(tail[0]!.toolCalls).toHaveLength(3);
     }
     expect((report.delegations as Entry[]).map((d) => [d.id, d.status])).toEqual([["p1", "succeeded"]]);

@@ -15,13 +15,14 @@ export interface ProviderModelSpec {
   maxTokens?: number;
 }
 
-export function parseModelSpec(spec: string, cwd: string): ModelSpec {
+/** `flag` names the option in error messages (`--model`, `--summarizer-model`). */
+export function parseModelSpec(spec: string, cwd: string, flag = "--model"): ModelSpec {
   if (spec === "demo") return { kind: "demo" };
   const colon = spec.indexOf(":");
   const kind = colon < 0 ? spec : spec.slice(0, colon);
   const rest = colon < 0 ? "" : spec.slice(colon + 1).trim();
   if ((kind === "scripted" || kind === "openai" || kind === "anthropic") && rest === "") {
-    throw new KeelError("KEEL_ERR_CLI_USAGE", `--model \`${spec}\` needs a ${kind === "scripted" ? "FILE" : "MODEL"} after \`${kind}:\``);
+    throw new KeelError("KEEL_ERR_CLI_USAGE", `${flag} \`${spec}\` needs a ${kind === "scripted" ? "FILE" : "MODEL"} after \`${kind}:\``);
   }
   switch (kind) {
     case "scripted":
@@ -30,7 +31,7 @@ export function parseModelSpec(spec: string, cwd: string): ModelSpec {
     case "anthropic":
       return { kind, model: rest };
     default:
-      throw new KeelError("KEEL_ERR_CLI_USAGE", `--model \`${spec}\` is not one of demo, scripted:FILE, openai:MODEL, anthropic:MODEL`);
+      throw new KeelError("KEEL_ERR_CLI_USAGE", `${flag} \`${spec}\` is not one of demo, scripted:FILE, openai:MODEL, anthropic:MODEL`);
   }
 }
 
@@ -44,4 +45,12 @@ export function allowedModelNames(spec: ModelSpec): string[] {
     default:
       return [spec.model, `${spec.kind}:${spec.model}`];
   }
+}
+
+/**
+ * The server's model allowlist: every model it calls — the served model and, when set,
+ * the summary model (so a summary model is always one the server lists).
+ */
+export function serverModelAllowlist(model: ModelSpec, summarizer: ModelSpec | undefined): string[] {
+  return [...new Set([...allowedModelNames(model), ...(summarizer ? allowedModelNames(summarizer) : [])])];
 }

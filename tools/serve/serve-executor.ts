@@ -7,6 +7,7 @@ import type { Composition, StackInput } from "../../kernel/compose/types.js";
 import { KeelError } from "../../kernel/errors.js";
 import { createChildRunner } from "../../kernel/loop/children.js";
 import { createAgentRuntime } from "../../kernel/loop/runtime.js";
+import { modelSummarizer } from "../../kernel/loop/summarize.js";
 import type { RunExecutor } from "../../kernel/runs/executor.js";
 import { createRuntimeExecutor, type RuntimeExecutor } from "../../kernel/runs/runtime-executor.js";
 import type { RunStore } from "../../kernel/runs/types.js";
@@ -15,11 +16,18 @@ import { seedWorkspace, snapshotWorkspace, workspaceDir } from "../../plugins/wo
 import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
 import { composeSubagentStack } from "../stacks/subagent-stack.js";
 import type { RunModels } from "./run-models.js";
+import type { SummaryModels } from "./summary-models.js";
 
 export interface ServeExecutorOptions {
   /** Stack names; each is one assistant (`assistant_id` = the name). */
   stacks: readonly string[];
   models: RunModels;
+  /**
+   * The model that writes a run's summaries (summary-models.ts), for the lead and its
+   * children: called by the kernel with the stack's retries, journaled, counted in usage.
+   * Without it, the deterministic extractive summarizer.
+   */
+  summaryModels?: SummaryModels;
   checkpointer: BaseCheckpointSaver;
   /** Where a thread's last run tells which stack's channels its state has. */
   store: RunStore;
@@ -87,15 +95,17 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
       // Children run in the lead's scope (one event and journal order) and go into its
       // report; the runtime executor holds both per run, so the runner asks it late.
       let executor: RuntimeExecutor | undefined;
+      const summarize = options.summaryModels ? modelSummarizer(options.summaryModels(run.runId)) : undefined;
       const agents = createChildRunner({
         composeChild: stack.composeChild,
         modelFor: (agentPath, subagentType) => models.forChild(agentPath, subagentType),
         types: models.childTypes,
         checkpointer,
+        ...(summarize ? { summarize } : {}),
         scopeFor: (runId) => executor?.scopeFor(runId),
         onChildEnd: (agentPath, child, runId) => executor?.recordChild(runId, agentPath, child),
       });
-      const runtime = createAgentRuntime(stack.lead, { model: models.forLead(run.runId), checkpointer, maxTurns: defaultMaxTurns, ports: { agents } });
+      const runtime = createAgentRuntime(stack.lead, { model: models.forLead(run.runId), checkpointer, maxTurns: defaultMaxTurns, ports: { agents }, ...(summarize ? { summarize } : {}) });
       executor = createRuntimeExecutor({
         runtime,
         checkpointer,

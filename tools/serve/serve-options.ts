@@ -22,6 +22,12 @@ export interface ServeOptions {
   redis?: string;
   stacks: string[];
   model: ModelSpec;
+  /**
+   * `--summarizer-model`: the model that writes summaries (a real one). Without it, a real
+   * `--model` summarizes with the run's model, and `demo` / `scripted:` keep the
+   * deterministic summarizer.
+   */
+  summarizerModel?: ModelSpec;
   bash: "on" | "off";
   maxTurns: number;
   apiKeys: ApiKeys;
@@ -37,6 +43,7 @@ export interface ServeFlags {
   redis?: string;
   stack?: string[];
   model?: string;
+  "summarizer-model"?: string;
   bash?: string;
   "max-turns"?: string;
   "max-tokens"?: string;
@@ -80,7 +87,17 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, c
     pluginFiles: flags.plugin ?? [],
   };
   if (flags.redis !== undefined) options.redis = flags.redis;
+  if (flags["summarizer-model"] !== undefined) options.summarizerModel = summarizerSpec(flags["summarizer-model"], cwd);
   return options;
+}
+
+/** `--summarizer-model SPEC`: the `--model` syntax, but only a real provider's model summarizes. */
+function summarizerSpec(raw: string, cwd: string): ModelSpec {
+  const spec = parseModelSpec(raw, cwd, "--summarizer-model");
+  if (spec.kind !== "openai" && spec.kind !== "anthropic") {
+    throw new KeelError("KEEL_ERR_CLI_USAGE", `--summarizer-model \`${raw}\` must be openai:MODEL or anthropic:MODEL (demo and scripted models summarize deterministically)`);
+  }
+  return spec;
 }
 
 /** `localhost`, 127.0.0.0/8 and ::1 (also as IPv4-mapped). */

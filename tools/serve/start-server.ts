@@ -1,10 +1,11 @@
 import { resolve } from "node:path";
-import { allowedModelNames } from "./model-spec.js";
+import { serverModelAllowlist } from "./model-spec.js";
 import { RunManager } from "../../kernel/runs/run-manager.js";
 import { loadPluginModule } from "../stacks/load-stack.js";
 import { openRunServices } from "./run-services.js";
 import { loadRunModels } from "./run-models.js";
 import { createServeExecutor } from "./serve-executor.js";
+import { loadSummaryModels } from "./summary-models.js";
 import type { ServeOptions } from "./serve-options.js";
 
 /** Thread workspaces live under the working directory, beside the default database. */
@@ -38,12 +39,14 @@ export async function startServer(options: ServeOptions, context: StartContext):
   const cwd = context.cwd ?? process.cwd();
   const models = await loadRunModels(options.model);
   const plugins = await Promise.all(options.pluginFiles.map((file) => loadPluginModule(file, cwd)));
+  const summaryModels = await loadSummaryModels(options.model, options.summarizerModel, models);
   const services = await openRunServices({ db: options.db, plugins, ...(options.redis !== undefined ? { redis: options.redis } : {}) });
   let runs: RunManager | undefined;
   try {
     const executor = await createServeExecutor({
       stacks: options.stacks,
       models,
+      ...(summaryModels ? { summaryModels } : {}),
       checkpointer: services.checkpointer,
       store: services.store,
       workspaceRoot: resolve(cwd, WORKSPACE_ROOT),
@@ -55,7 +58,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       bridge: services.bridge,
       executor,
       maxTurns: options.maxTurns,
-      allowedModels: allowedModelNames(options.model),
+      allowedModels: serverModelAllowlist(options.model, options.summarizerModel),
       ...options.lease,
       log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`),
     });

@@ -11,28 +11,32 @@ const compactions = (events: Array<{ event: string; data: unknown }>) =>
   events.filter((e) => e.event === "custom" && (e.data as { plugin?: string }).plugin === "summarization").map((e) => e.data as Record<string, unknown>);
 
 describe("summarization in a real runtime", () => {
-  it("compacts on the message trigger: system kept, one hidden summary message, the tail, persisted", async () => {
+  it("compacts on the message trigger: system kept, the task request pinned, one hidden summary message, the tail, persisted", async () => {
     const run = await runWith([echo, summarization], { turns: [call(1), call(2), call(3), call(4), { content: "Done." }] }, {
-      compose: { config: [{ summarization: { triggerMessages: 6, keepMessages: 2 } }] },
+      compose: { config: [{ summarization: { triggerMessages: 7, keepMessages: 2 } }] },
       runtime: { systemPrompt: "You are a test agent." },
     });
 
     expect(run.outcome.status).toBe("succeeded");
-    // Turn 4 saw 8 messages (> 6): user + two call blocks were summarized, the third block kept.
-    expect(types(run.requests[3]!.messages)).toEqual(["system", "human", "ai", "tool"]);
+    // Turn 4 saw 8 messages (> 7): two call blocks were summarized, the user's request pinned, the third block kept.
+    expect(types(run.requests[3]!.messages)).toEqual(["system", "human", "human", "ai", "tool"]);
     expect(run.requests.slice(0, 3).map((r) => r.messages.length)).toEqual([2, 4, 6]);
-    expect(types(run.messages)).toEqual(["system", "human", "ai", "tool", "ai", "tool", "ai"]);
+    expect(types(run.messages)).toEqual(["system", "human", "human", "ai", "tool", "ai", "tool", "ai"]);
 
-    const marker = run.messages[1]!;
+    // The task request is the original message, same id, not hidden.
+    const request = run.messages[1]!;
+    expect([messageText(request), isHidden(request), request.id]).toEqual(["go", false, "run-1:input:1"]);
+    const marker = run.messages[2]!;
     expect(isHidden(marker)).toBe(true);
-    expect(keelMeta(marker).summaryMarker).toEqual({ compaction: 1, replaced: 5 });
+    expect(keelMeta(marker).summaryMarker).toEqual({ compaction: 1, replaced: 4 });
+    // The summarizer saw the request too.
     expect(messageText(marker).startsWith(`${SUMMARY_HEADING}\n- human: go`)).toBe(true);
-    expect(messageText(run.messages[3]!)).toBe('echo {"n":3}');
+    expect(messageText(run.messages[4]!)).toBe('echo {"n":3}');
 
     const summary = run.values.summary as SummaryState;
-    expect(summary).toMatchObject({ compactions: 1, summarizedMessages: 5, runId: "run-1", agent: "lead" });
+    expect(summary).toMatchObject({ compactions: 1, summarizedMessages: 4, runId: "run-1", agent: "lead" });
     expect(`${SUMMARY_HEADING}\n${summary.text}`).toBe(messageText(marker));
-    expect(compactions(run.events)).toEqual([{ plugin: "summarization", agent: "lead", kind: "compacted", trigger: "messages", messages: 8, estimatedTokens: expect.any(Number), summarized: 5, kept: 2 }]);
+    expect(compactions(run.events)).toEqual([{ plugin: "summarization", agent: "lead", kind: "compacted", trigger: "messages", messages: 8, estimatedTokens: expect.any(Number), summarized: 4, kept: 2 }]);
   });
 
   it("compacts on the token trigger once, and ignores usage reported before the cut", async () => {
@@ -41,10 +45,11 @@ describe("summarization in a real runtime", () => {
 
     expect(run.outcome.status).toBe("succeeded");
     // 80,010 reported tokens > 0.6 × 128,000 before turn 3; turn 4 still has that message in its tail but is not compacted again.
-    expect(compactions(run.events).map((c) => [c.trigger, c.summarized, c.kept])).toEqual([["tokens", 3, 2]]);
-    expect(types(run.requests[2]!.messages)).toEqual(["human", "ai", "tool"]);
-    expect(types(run.requests[3]!.messages)).toEqual(["human", "ai", "tool", "ai", "tool"]);
-    expect(isHidden(run.requests[2]!.messages[0]!)).toBe(true);
+    expect(compactions(run.events).map((c) => [c.trigger, c.summarized, c.kept])).toEqual([["tokens", 2, 2]]);
+    expect(types(run.requests[2]!.messages)).toEqual(["human", "human", "ai", "tool"]);
+    expect(types(run.requests[3]!.messages)).toEqual(["human", "human", "ai", "tool", "ai", "tool"]);
+    expect(messageText(run.requests[2]!.messages[0]!)).toBe("go");
+    expect(isHidden(run.requests[2]!.messages[1]!)).toBe(true);
   });
 
   it("re-summarizes the earlier summary with the next cut", async () => {
@@ -53,10 +58,10 @@ describe("summarization in a real runtime", () => {
     });
     const summary = run.values.summary as SummaryState;
     expect(summary.compactions).toBeGreaterThan(1);
-    // Only one summary message is ever in the thread, right before the kept tail.
+    // Only one summary message is ever in the thread, after the pinned request, right before the kept tail.
     expect(run.messages.filter((m) => keelMeta(m).summaryMarker !== undefined)).toHaveLength(1);
-    expect(run.messages[0]!.getType()).toBe("human");
-    expect(keelMeta(run.messages[0]!).summaryMarker).toMatchObject({ compaction: summary.compactions });
+    expect([run.messages[0]!.getType(), messageText(run.messages[0]!)]).toEqual(["human", "go"]);
+    expect(keelMeta(run.messages[1]!).summaryMarker).toMatchObject({ compaction: summary.compactions });
     // The earlier summary is part of what was summarized (the extractive summary quotes its first line).
     expect(summary.text).toContain(SUMMARY_HEADING);
   });

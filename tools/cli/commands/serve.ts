@@ -6,7 +6,7 @@ import { EXIT_FAILED, EXIT_OK, failUsage, type CommandIO } from "../io.js";
 import { renderProblems } from "./compose.js";
 
 const USAGE =
-  "usage: keel serve [--port 8787] [--host 127.0.0.1] [--db URL] [--redis URL] [--stack NAME]... [--model demo|scripted:FILE|openai:MODEL|anthropic:MODEL] [--bash on|off] [--max-turns 500] [--max-tokens N] [--summarizer-model SPEC] [--plugin FILE]...";
+  "usage: keel serve [--port 8787] [--host 127.0.0.1] [--db URL] [--redis URL] [--stack NAME]... [--model demo|scripted:FILE|openai:MODEL|anthropic:MODEL] [--bash on|off] [--max-turns 500] [--max-tokens N] [--summarizer-model openai:MODEL|anthropic:MODEL] [--plugin FILE]...";
 
 /** `keel serve --help`: every flag and the environment a real provider reads. */
 export const SERVE_HELP = [
@@ -59,6 +59,7 @@ export async function serveCommand(args: string[], io: CommandIO): Promise<numbe
         redis: { type: "string" },
         stack: { type: "string", multiple: true },
         model: { type: "string" },
+        "summarizer-model": { type: "string" },
         bash: { type: "string" },
         "max-turns": { type: "string" },
         plugin: { type: "string", multiple: true },
