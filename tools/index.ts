@@ -6,6 +6,13 @@ export { BUILTIN_PLUGINS, builtinPlugin } from "../plugins/builtins.js";
 /**
  * Deprecated here: the host internals (stores, bridges, executors, reducers,
  * `sanitizeRunRequest`, `buildRunReport`, …) moved to `keel/host`. `keel` re-exports them
- * for one more minor version (they go in 0.3.0); import them from `keel/host`.
+ * for one more minor version (they go in 0.3.0); import them from `keel/host`. Names added to
+ * `keel/host` since (the stream-bridge kit) are there only.
  */
-export * from "./host/index.js";
+export {
+  reduceChannel, initialValue, isCommutativeReducer, RunScope, steppingClock, systemClock, deriveStatus, primaryStopReason,
+  toReportMessage, buildRunReport, turnsByAgent, createChildRunner, createRuntimeExecutor, installSignalHandlers,
+  sanitizeRunRequest, MemoryRunStore, MemoryStreamBridge,
+  type ReportMessage, type RunReportInput, type ChildRunnerOptions, type RuntimeExecutor, type RuntimeExecutorOptions,
+  type SignalHandlerOptions, type RunExecutor, type ExecutionIO, type ExecutionResult, type RollbackPoint,
+} from "./host/index.js";

@@ -4,8 +4,6 @@ import { KeelError, isKeelError } from "../errors.js";
 import type { ChannelUpdate, GuardEventData, HookContext, HookName, ModelHandler, ModelRequest, ToolHandler, ToolRequest } from "../plugin/types.js";
 import type { WorkingChannels } from "./working-channels.js";
 import type { RunScope } from "./run-scope.js";
-import { callSummaryModel } from "./summary-call.js";
-import { isSummaryModel, type SummarizeOption } from "./summarize.js";
 
 interface HookAccess {
   sees: Set<string>;
@@ -17,8 +15,11 @@ export interface AgentIdentity {
   runId: string;
   agent: string;
   signal: AbortSignal;
-  /** `ctx.summarize`: a plain summarizer, or a summary model the kernel calls (summary-call.ts). */
-  summarize: SummarizeOption;
+  /**
+   * `ctx.summarize`, given the turn about to be made, its working channels and the runner
+   * (a summary model's call goes through the runner's retry layers: summary-call.ts).
+   */
+  summarize(messages: BaseMessage[], at: { turn: number; state: WorkingChannels; runner: HookRunner }): Promise<string>;
   port<T>(name: string): T;
 }
 
@@ -150,9 +151,7 @@ export class HookRunner {
   }
 
   private summarize(messages: BaseMessage[], turn: number, state: WorkingChannels): Promise<string> {
-    const { summarize, agent, signal } = this.identity;
-    if (!isSummaryModel(summarize)) return summarize(messages);
-    return callSummaryModel(summarize, messages, { runner: this, scope: this.scope, agent, turn, signal, state });
+    return this.identity.summarize(messages, { turn, state, runner: this });
   }
 
   private onion(

@@ -9,7 +9,8 @@ import { KeelError } from "../errors.js";
 import type { KeelTool } from "../plugin/types.js";
 import { agentStep } from "./agent-node.js";
 import { toRunError } from "./finish.js";
-import { HookRunner } from "./hook-runner.js";
+import { HookRunner, type AgentIdentity } from "./hook-runner.js";
+import { callSummaryModel } from "./summary-call.js";
 import { WorkingChannels } from "./working-channels.js";
 import { ensureMessageId } from "./message-meta.js";
 import { warnOnModelRetries } from "./model-retries.js";
@@ -17,7 +18,7 @@ import { freshLoopState, type BoundTool, type LoopState, type RunDeps } from "./
 import type { TokenUsage } from "./normalize.js";
 import { RunScope, systemClock, type Clock, type RunSink } from "./run-scope.js";
 import { deriveStatus, type StatusV2Payload, type StopReasonEntry } from "./status.js";
-import { extractiveSummary, type SummarizeOption } from "./summarize.js";
+import { extractiveSummary, isSummaryModel, type SummarizeOption } from "./summarize.js";
 import { toolsStep } from "./tools-node.js";
 
 export interface AgentRuntimeOptions {
@@ -157,7 +158,10 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     const scope = opts.scope ?? new RunScope(opts.runId, opts.threadId, clock, opts.sink ?? {});
     const signal = opts.signal ?? new AbortController().signal;
     const runKey = `${opts.runId}|${agent}`;
-    const summarize = options.summarize ?? extractiveSummary;
+    const chosen = options.summarize ?? extractiveSummary;
+    const summarize: AgentIdentity["summarize"] = isSummaryModel(chosen)
+      ? (messages, at) => callSummaryModel(chosen, messages, { retryOnion: (inner, state, turn, updates) => at.runner.retryOnion(inner, state, turn, updates), scope, agent, turn: at.turn, signal, state: at.state })
+      : (messages) => chosen(messages);
     const hooks = new HookRunner(composition, scope, { threadId: opts.threadId, runId: opts.runId, agent, signal, summarize, port });
     runs.set(runKey, {
       composition,

@@ -12,7 +12,6 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { KeelError } from "../errors.js";
 import type { ModelHandler } from "../plugin/types.js";
-import type { HookRunner } from "./hook-runner.js";
 import type { WorkingChannels } from "./working-channels.js";
 import { keelMeta, messageText } from "./message-meta.js";
 import { ModelCallError, normalizeResponse } from "./model-call.js";
@@ -24,7 +23,8 @@ import { summaryRequestMessages, type SummaryModel } from "./summarize.js";
 export const SUMMARY_CALL_NAME = "summarize";
 
 export interface SummaryCallContext {
-  runner: HookRunner;
+  /** The turn's retry layers around a handler (HookRunner.retryOnion). */
+  retryOnion(innermost: ModelHandler, state: WorkingChannels, turn: number, updates: []): ModelHandler;
   scope: RunScope;
   agent: string;
   /** The turn about to be made (summaries happen before a model call). */
@@ -49,7 +49,7 @@ export async function callSummaryModel(summary: SummaryModel, messages: readonly
     }
   };
   // Retry layers only; what they write through ctx.update is not a turn's, so it is dropped.
-  const handler = call.runner.retryOnion(innermost, call.state, turn, []);
+  const handler = call.retryOnion(innermost, call.state, turn, []);
   const response: AIMessage = await handler({ messages: summaryRequestMessages(messages, summary.instructions), tools: [], state: {}, forced: false });
   const usage = normalizeUsage(response);
   if (usage.totalTokens > 0) call.state.apply({ usage: { [agent]: usage } }, "kernel (summary call)");
