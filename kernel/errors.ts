@@ -183,7 +183,7 @@ export const ERRORS = {
   ...CONTRACT_ERRORS,
   KEEL_ERR_SCENARIO_INVALID: {
     description: "A scenario file does not match scenario@1; the message names the JSON pointer.",
-    solve: "Fix the scenario at the given pointer (INTERFACES.md, scenario@1).",
+    solve: "Fix the scenario at the given pointer (scenario@1, schemas/scenario.v1.schema.json).",
   },
   KEEL_ERR_SCHEMAS_DRIFT: {
     description: "The committed `schemas/` differ from what `contracts/` generates.",
@@ -227,7 +227,7 @@ export const ERRORS = {
   },
   KEEL_ERR_HTTP_INVALID_BODY: {
     description: "An HTTP request's body, query or path parameter does not match the route's schema, or is not valid JSON (400); `pointer` names the offending value.",
-    solve: "Fix the value at `pointer` (INTERFACES.md, HTTP); unknown fields are ignored, wrong types and values are not.",
+    solve: "Fix the value at `pointer` (plugins/gateway/README.md); unknown fields are ignored, wrong types and values are not.",
   },
   KEEL_ERR_HTTP_UNAUTHORIZED: {
     description: "An HTTP request carried no API key, or one that is not in `KEEL_API_KEYS` (401).",

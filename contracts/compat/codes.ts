@@ -1,5 +1,5 @@
 /**
- * Change codes of `diffSchemas` (CONTRACTS.md, Compatibility). Names follow the
+ * Change codes of `diffSchemas` (docs/contracts-compat.md). Names follow the
  * keyword they concern; `UNDECIDABLE` marks a change the checker could not judge in
  * at least one direction, and always counts as incompatible there.
  */

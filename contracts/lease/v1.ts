@@ -8,7 +8,7 @@ export type LeaseState = (typeof LEASE_STATES)[number];
 const Tokens = Type.Integer({ minimum: 0 });
 
 /**
- * A granted delegation slot (PLUGINS.md, batch-leasing). `returnReserve` is in tokens:
+ * A granted delegation slot (plugins/batch-leasing/README.md). `returnReserve` is in tokens:
  * ⌈tokenAllowance × token-budget's returnReserve fraction⌉. `epoch` grows on every
  * re-grant, so a write carrying a stale epoch can be refused.
  */

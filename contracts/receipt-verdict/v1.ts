@@ -9,7 +9,7 @@ export const FailedCitation = Type.Object(
 );
 export type FailedCitation = Static<typeof FailedCitation>;
 
-/** Citations in a report checked against the receipts shown to the agent (PLUGINS.md, receipts). */
+/** Citations in a report checked against the receipts shown to the agent (plugins/receipts/README.md). */
 export const ReceiptVerdictV1 = Type.Object(
   {
     source: Type.Literal("receipt_citations"),

@@ -2,7 +2,7 @@ import { LEGACY_STOP_REASONS, RESULT_BRIEF_CHARS, type LegacyStopReason, type St
 import type { RunStatus, StatusError, StopReason, StatusV2 } from "./v2.js";
 
 /**
- * CONTRACTS.md status@2: safety > budget/token > loop > progress > subagent_limit > turn >
+ * status@2 severity order: safety > budget/token > loop > progress > subagent_limit > turn >
  * model_length > others. (The kernel keeps its own copy: `contracts/` imports nothing of Keel.)
  */
 const SEVERITY = ["safety_capped", "budget_exceeded", "token_capped", "loop_capped", "progress_blocked", "subagent_limit_capped", "turn_capped", "model_length_capped"];

@@ -3,7 +3,7 @@ import { defineContract } from "../define.js";
 import { Sha256Hex, Usage } from "../shared.js";
 
 /**
- * `max_turns_reached` is legacy and read only: `upgrade` reads it (CONTRACTS.md, status@1)
+ * `max_turns_reached` is legacy and read only: `upgrade` reads it (status@1)
  * but `project` never writes it.
  */
 export const LEGACY_STATUSES = ["completed", "failed", "cancelled", "timed_out", "polling_timed_out", "max_turns_reached"] as const;

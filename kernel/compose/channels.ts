@@ -7,7 +7,7 @@ import type { Member } from "./checks.js";
 import { listNames, tick } from "./messages.js";
 import type { AccessMode, ChannelAccess, ChannelReducer, ResolvedChannel } from "./types.js";
 
-/** Writes to these reducers commute, so two writers never race (ARCHITECTURE §4, step 5). */
+/** Writes to these reducers commute, so two writers never race. */
 export function isCommutative(reducer: ChannelReducer): boolean {
   if (reducer === "append-set" || reducer === "sum") return true;
   return typeof reducer === "object" && reducer.kind === "append-set";

@@ -13,7 +13,7 @@ import { reportCycles, sortStable } from "./toposort.js";
 import type { ComposeOptions, Composition, StackInput } from "./types.js";
 
 /**
- * Compose a stack into a frozen, race-free Composition (ARCHITECTURE §4). Every step runs and
+ * Compose a stack into a frozen, race-free Composition. Every step runs and
  * every problem is collected; if there is any, one `CompositionError` carries them all.
  *
  * @example

@@ -1,4 +1,4 @@
-/** Quote a name the way every composition message does (STYLE.md, example 3). */
+/** Quote a name the way every composition message does. */
 export function tick(name: string): string {
   return `\`${name}\``;
 }

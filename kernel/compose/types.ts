@@ -11,7 +11,7 @@ export interface ComposeOptions {
   /** Plugins that stack entries may name: built-ins plus `--plugin` modules, in listing order. */
   plugins?: readonly Plugin[] | Readonly<Record<string, Plugin>>;
   /**
-   * Option layers applied over the stack file's config, later wins (ARCHITECTURE §6):
+   * Option layers applied over the stack file's config, later wins:
    * a scenario's or request's `config`, then `subagentConfig`, then a lease's allowance.
    * Keys name plugins; a key for a plugin not in the stack is `KEEL_ERR_CONFIG_UNKNOWN_PLUGIN`.
    */

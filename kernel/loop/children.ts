@@ -14,7 +14,7 @@ export interface ChildRunnerOptions {
   /**
    * Compose the subagent stack with extra config layers appended (later wins). The host
    * passes its own layers (request config, `subagentConfig`) inside; the runner appends the
-   * lease's allowance as the token-budget `limit` (ARCHITECTURE §6, option layers).
+   * lease's allowance as the token-budget `limit` (the option layers).
    * Hosts compose with `composeSubagentStack` (tools/stacks/subagent-stack.ts), which derives
    * the default token-budget `limit` from the composed stack (summarization or not).
    */

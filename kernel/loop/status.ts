@@ -36,7 +36,7 @@ export interface StatusV2Payload {
   usage?: TokenUsage;
 }
 
-/** Severity order of CONTRACTS.md: safety > budget/token > loop > progress > subagent_limit > turn > model_length > others. */
+/** Severity order of status@2: safety > budget/token > loop > progress > subagent_limit > turn > model_length > others. */
 const SEVERITY = ["safety_capped", "budget_exceeded", "token_capped", "loop_capped", "progress_blocked", "subagent_limit_capped", "turn_capped", "model_length_capped"];
 
 export function primaryStopReason(reasons: readonly StopReason[]): string | undefined {

@@ -24,7 +24,7 @@ export function validateManifest(plugin: Plugin): ManifestProblem[] {
     code: "KEEL_ERR_MANIFEST_INVALID",
     message: `manifest of ${label} is invalid at \`${e.pointer || "/"}\`: ${e.message}`,
     pointer: e.pointer,
-    fix: "fix the field named by the pointer (manifest@1, CONTRACTS.md)",
+    fix: "fix the field named by the pointer (manifest@1, schemas/manifest.v1.schema.json)",
   }));
   if (!result.valid) return problems;
 

@@ -12,7 +12,7 @@ export interface ReportMessage {
 
 const ROLES: Record<string, ReportMessage["role"]> = { system: "system", human: "user", ai: "assistant", tool: "tool", developer: "system" };
 
-/** The run-report@1 message shape (INTERFACES.md): what a provider sees, with injected data messages marked hidden. */
+/** The run-report@1 message shape: what a provider sees, with injected data messages marked hidden. */
 export function toReportMessage(message: BaseMessage): ReportMessage {
   const out: ReportMessage = { role: ROLES[message.getType()] ?? "user", content: messageText(message), hidden: isHidden(message) };
   if (AIMessage.isInstance(message) && (message.tool_calls?.length ?? 0) > 0) {

@@ -1,5 +1,5 @@
 /**
- * run-report@1 (INTERFACES.md) assembled from a run's result, journal, model requests and
+ * run-report@1 assembled from a run's result, journal, model requests and
  * events. Pure: the scenario runner (`keel run`) and the run service's runtime executor
  * both build their reports with it.
  */
@@ -65,7 +65,7 @@ function usageReport(byAgent: Record<string, TokenUsage>) {
   return { ...totals, byAgent };
 }
 
-/** Assemble run-report@1 (INTERFACES.md field table) from the run's result, journal and events. */
+/** Assemble run-report@1 from the run's result, journal and events. */
 export function buildRunReport(input: RunReportInput): RunReport {
   const { result } = input;
   const values = result.values;

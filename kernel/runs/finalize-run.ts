@@ -1,5 +1,5 @@
 /**
- * The end of a run, in the order ARCHITECTURE §7 fixes: journal flush, checkpoint (the
+ * The end of a run, in a fixed order: journal flush, checkpoint (the
  * runtime checkpointed as it went; a rollback restores the pre-run one here), report,
  * run status (CAS on owner+epoch), thread status, then `end` — the commit marker. A
  * reader that saw `end` can trust the run record; one that did not must keep waiting.

@@ -1,5 +1,5 @@
 /**
- * Request hygiene (ARCHITECTURE §7): what a caller sends is data, never authority. The
+ * Request hygiene (kernel/runs/README.md): what a caller sends is data, never authority. The
  * cleaned request is what gets persisted with the run and what the executor sees.
  *
  * Exactly what happens, in this order:

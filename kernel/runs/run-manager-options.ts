@@ -1,4 +1,4 @@
-/** RunManager options, their defaults (ARCHITECTURE §7) and their checks. */
+/** RunManager options, their defaults (kernel/runs/README.md) and their checks. */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { KeelError } from "../errors.js";

@@ -1,5 +1,5 @@
 /**
- * The RunManager (ARCHITECTURE §7) turns an invocation into an owned, bounded,
+ * The RunManager (kernel/runs/README.md) turns an invocation into an owned, bounded,
  * observable, recoverable run: admission with multitask strategies, worker leases with
  * heartbeats and CAS terminal writes, a reaper for dead workers, cancellation across
  * workers, graceful shutdown, and `end` as the commit marker of every run's stream.

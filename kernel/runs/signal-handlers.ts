@@ -1,5 +1,5 @@
 /**
- * Process wiring for a graceful shutdown (ARCHITECTURE §7: on SIGTERM a worker stops
+ * Process wiring for a graceful shutdown (on SIGTERM a worker stops
  * admitting, lets runs finish for up to the grace period, then interrupts the rest).
  * The manager never installs handlers itself: the server decides, and closes its own
  * resources (HTTP listener, store, bridge) in `afterShutdown`.

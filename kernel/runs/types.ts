@@ -1,5 +1,5 @@
 /**
- * Ports of the run service (ARCHITECTURE §7): the RunStore (threads, runs, leases,
+ * Ports of the run service (kernel/runs/README.md): the RunStore (threads, runs, leases,
  * journal, reports) and the StreamBridge (a per-run ordered event log). The kernel holds
  * the in-memory implementations; durable ones are service plugins (`store-sql`,
  * `stream-redis`). Every implementation passes the same conformance suite.

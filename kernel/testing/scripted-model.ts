@@ -65,7 +65,7 @@ const DEFAULT_FINISH = {
 } as const;
 
 /**
- * A chat model that answers from a scenario script (INTERFACES.md, scenario@1): one
+ * A chat model that answers from a scenario script (scenario@1, schemas/scenario.v1.schema.json): one
  * cursor per instance, every successful call consumes one turn, a failed attempt (a
  * fault) does not, so retries of one turn are exercised without shifting the script.
  */
@@ -142,7 +142,7 @@ export class ScriptedChatModel extends BaseChatModel {
 }
 
 /**
- * INTERFACES.md: input = ⌈text length of the request's messages / 4⌉ (tool schemas
+ * Usage: input = ⌈text length of the request's messages / 4⌉ (tool schemas
  * excluded); output = ⌈(content length + JSON length of the turn's toolCalls) / 4⌉.
  */
 export function estimateUsage(messages: readonly BaseMessage[], content: string, toolCalls: ScriptedToolCall[] | undefined) {

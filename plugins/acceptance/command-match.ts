@@ -76,7 +76,7 @@ function runsCommand(text: string, criterion: ShellSplit, depth = 0): boolean {
 }
 
 /**
- * Match a recorded command against a criterion command (PLUGINS.md, acceptance):
+ * Match a recorded command against a criterion command (plugins/acceptance/README.md):
  * `cd dir && make test` matches `make test`; env assignments, output redirection, a
  * preceding segment that may print, `||`/`&` control flow and command substitution make
  * it unprovable; `echo make test` never matches.

@@ -59,7 +59,7 @@ export function normalizeCriteria(raw: unknown, options: { maxCriteria?: number 
 
 export type FileCheck = "exists" | "non-empty";
 
-/** What a criterion asks, by family (PLUGINS.md, acceptance). */
+/** What a criterion asks, by family (plugins/acceptance/README.md). */
 export type ClassifiedCriterion =
   | { family: "file"; path: string; check: FileCheck }
   | { family: "file_written"; path: string }

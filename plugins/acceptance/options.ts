@@ -1,4 +1,4 @@
-/** The acceptance options (PLUGINS.md, "Option names"), with their defaults. */
+/** The acceptance options (plugins/acceptance/README.md, options), with their defaults. */
 export interface AcceptanceOptions {
   /** Criteria kept per task; later ones are dropped with a problem. */
   maxCriteria: number;

@@ -1,5 +1,5 @@
 /**
- * Shapes of a test runner's summary in an output tail (PLUGINS.md, acceptance), all
+ * Shapes of a test runner's summary in an output tail (plugins/acceptance/README.md), all
  * case-insensitive and multiline. A tail can show several: the caller decides
  * (`fail` beats `zero` beats `pass`).
  */

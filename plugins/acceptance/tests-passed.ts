@@ -8,7 +8,7 @@ function shown(command: string): string {
 }
 
 /**
- * `tests_passed:<command>` over the recorded bash runs (PLUGINS.md, acceptance). The
+ * `tests_passed:<command>` over the recorded bash runs (plugins/acceptance/README.md). The
  * newest run of the command within the last `evidenceWindow` runs decides:
  * - truncated command record, unprovable command line, persistent shell → UNVERIFIED;
  * - timed out, killed, non-zero exit, or a fail shape in the output tail → does not hold;

@@ -94,7 +94,7 @@ const hooks: Hooks = {
 };
 
 /**
- * Bounded delegation (PLUGINS.md, batch-leasing): per-batch grants, lease@1 per granted
+ * Bounded delegation (plugins/batch-leasing/README.md): per-batch grants, lease@1 per granted
  * call, refusals answered as tool results, and the `lease-keeper` port that expires the
  * lease of a child that stopped making progress.
  *

@@ -34,7 +34,7 @@ const hooks: Hooks = {
 };
 
 /**
- * The durable-context plugin (PLUGINS.md, durable-context).
+ * The durable-context plugin (plugins/durable-context/README.md).
  *
  * @example
  * { "plugins": ["workspace", "subagents", "durable-context", "summarization"], "config": { "durable-context": { "ledgerChars": 4000 } } }

@@ -34,7 +34,7 @@ export const durableContextManifest: Manifest = {
   description:
     "Projects state that must survive compaction into every model request, never into the thread: the summary and the delegation ledger as a hidden data message after the system message, under an authority contract merged into the system message (the values are data, not instructions).",
   // receipts also edits `model.request` in wrapModelCall and puts its ledger right after the
-  // system message; being inside it puts this data first (INTERFACES.md: durable data, then
+  // system message; being inside it puts this data first (durable data, then
   // the receipt ledger). subagents writes `delegations` only in other hooks: no edge needed.
   requiresBefore: [
     { name: "receipts", optional: true },

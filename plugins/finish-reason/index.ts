@@ -20,7 +20,7 @@ const hooks: Hooks = {
 };
 
 /**
- * The finish-reason guard (PLUGINS.md, finish-reason).
+ * The finish-reason guard (plugins/finish-reason/README.md).
  *
  * @example
  * { "plugins": ["workspace", "finish-reason"], "config": { "finish-reason": { "length": false } } }

@@ -1,7 +1,7 @@
 import type { FastifyError } from "fastify";
 import { isKeelError, type KeelErrorCode } from "../../kernel/errors.js";
 
-/** The body of every error answer (INTERFACES.md, HTTP). */
+/** The body of every error answer (plugins/gateway/README.md). */
 export interface ErrorBody {
   error: string;
   message: string;
@@ -34,7 +34,7 @@ export const notFound = (what: string) => new HttpError(404, "KEEL_ERR_HTTP_NOT_
  */
 const FROM_RUN_SERVICE: Partial<Record<string, [status: number, code: KeelErrorCode]>> = {
   KEEL_ERR_RUN_CONFLICT: [409, "KEEL_ERR_HTTP_RUN_ACTIVE"],
-  // ARCHITECTURE §7 names this code for the 409 itself: it says exactly what cannot be done.
+  // This code is named for the 409 itself: it says exactly what cannot be done.
   KEEL_ERR_RUN_ROLLBACK_UNAVAILABLE: [409, "KEEL_ERR_RUN_ROLLBACK_UNAVAILABLE"],
   KEEL_ERR_RUN_LIMIT: [429, "KEEL_ERR_HTTP_TOO_MANY_RUNS"],
   KEEL_ERR_RUN_NOT_FOUND: [404, "KEEL_ERR_HTTP_NOT_FOUND"],

@@ -1,7 +1,7 @@
 import Type, { type Static } from "typebox";
 
 /**
- * Request schemas of the routes (INTERFACES.md, HTTP). Objects stay open: unknown fields
+ * Request schemas of the routes (plugins/gateway/README.md). Objects stay open: unknown fields
  * are ignored, because `@langchain/langgraph-sdk` sends fields Keel does not use
  * (`command`, `webhook`, `durability`, …). Fields Keel does use are checked strictly,
  * and a mismatch is a 400 naming the JSON pointer.

@@ -13,7 +13,7 @@ import { registerRunCreateRoutes } from "./routes/run-create.js";
 import { registerRunReadRoutes } from "./routes/run-read.js";
 import { registerThreadRoutes } from "./routes/threads.js";
 
-/** INTERFACES.md, HTTP: bodies over 1 MiB are refused (413). */
+/** HTTP API: bodies over 1 MiB are refused (413). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Routes any client may call without a key (health checks, discovery). */
 const OPEN_ROUTES = new Set(["GET /ok", "GET /info"]);

@@ -3,7 +3,7 @@ import type { FastifyReply } from "fastify";
 import type { StreamEvent } from "../../kernel/runs/types.js";
 import { toWireJson } from "./wire-json.js";
 
-/** INTERFACES.md: a comment line every 15 s keeps proxies and the SDK's idle watchdog content. */
+/** A comment line every 15 s keeps proxies and the SDK's idle watchdog content. */
 export const HEARTBEAT_MS = 15_000;
 export const HEARTBEAT_FRAME = ": heartbeat\n\n";
 

@@ -61,7 +61,7 @@ const hooks: Hooks = {
 };
 
 /**
- * The loop-detection guard (PLUGINS.md, loop-detection).
+ * The loop-detection guard (plugins/loop-detection/README.md).
  *
  * @example
  * { "plugins": ["workspace", "loop-detection"], "config": { "loop-detection": { "hardLimit": 4, "perTool": { "read_file": { "hardLimit": 100 } } } } }

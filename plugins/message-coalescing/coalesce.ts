@@ -42,7 +42,7 @@ function resultsById(messages: readonly BaseMessage[]): Map<string, number[]> {
 }
 
 /**
- * Make a request provider-valid (PLUGINS.md, message-coalescing):
+ * Make a request provider-valid (plugins/message-coalescing/README.md):
  * - every system part, wherever it is, merged in order into one leading system message;
  * - each assistant message's tool calls answered right after it, in call order, by the
  *   first later result with the call's id (moved up past anything injected in between),

@@ -13,7 +13,7 @@ const hooks: Hooks = {
 };
 
 /**
- * The message-coalescing plugin (PLUGINS.md, message-coalescing).
+ * The message-coalescing plugin (plugins/message-coalescing/README.md).
  *
  * @example
  * { "plugins": ["workspace", "summarization", "message-coalescing"] }

@@ -77,7 +77,7 @@ function schemaCheck(schema: Record<string, unknown> | undefined, payload: unkno
 
 const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
-/** The partial-acceptance rule (CONTRACTS.md, subagent-return@1): the first rule that fails, or null. */
+/** The partial-acceptance rule (subagent-return@1): the first rule that fails, or null. */
 export function partialRuleViolation(returned: ReturnArgs | null, criticalPath: readonly string[] | undefined): string | null {
   if (!returned || !Array.isArray(returned.completedSteps) || !Array.isArray(returned.missingSteps)) {
     return "partial not accepted: no inventory (completedSteps and missingSteps) was handed back";

@@ -97,7 +97,7 @@ const hooks: Hooks = {
 };
 
 /**
- * Bounded, honest delegation (PLUGINS.md, subagents): the `task` tool, children built from
+ * Bounded, honest delegation (plugins/subagents/README.md): the `task` tool, children built from
  * the subagent stack through the host's `agents` port, subagent-return@1 judged by rule,
  * and the `delegations` ledger.
  *

@@ -4,7 +4,7 @@ import type { KeelTool } from "../../kernel/plugin/types.js";
 
 export const RETURN_RESULT_TOOL = "return_result";
 
-/** What the child fills in (PLUGINS.md, `return_result` arguments); the runtime adds the rest of subagent-return@1. */
+/** What the child fills in (plugins/subagents/README.md); the runtime adds the rest of subagent-return@1. */
 export interface ReturnArgs {
   status: "succeeded" | "partial" | "failed";
   text: string;

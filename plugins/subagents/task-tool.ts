@@ -4,7 +4,7 @@ import { COMPLETION_NOTE } from "./lead-prompt.js";
 
 export const TASK_TOOL = "task";
 
-/** The `task` tool's arguments (PLUGINS.md, subagents). */
+/** The `task` tool's arguments (plugins/subagents/README.md). */
 export interface TaskArgs {
   description: string;
   prompt: string;

@@ -35,7 +35,7 @@ const hooks: Hooks = {
 };
 
 /**
- * The summarization plugin (PLUGINS.md, summarization).
+ * The summarization plugin (plugins/summarization/README.md).
  *
  * @example
  * { "plugins": ["workspace", "summarization"], "config": { "summarization": { "triggerMessages": 120, "keepMessages": 20 } } }

@@ -61,7 +61,7 @@ const hooks: Hooks = {
 };
 
 /**
- * The token-budget guard (PLUGINS.md, token-budget).
+ * The token-budget guard (plugins/token-budget/README.md).
  *
  * @example
  * { "plugins": ["workspace", "token-budget"], "config": { "token-budget": { "limit": 50000 } } }

@@ -67,7 +67,7 @@ function excerpt(text: string): string {
   return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}…` : flat;
 }
 
-/** Fold one result of `tool` into its entry (PLUGINS.md, tool-progress). */
+/** Fold one result of `tool` into its entry (plugins/tool-progress/README.md). */
 export function observeResult(
   tool: string,
   previous: ToolProgressEntry | undefined,

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { KeelError, isKeelError } from "../../kernel/errors.js";
 
-/** Exit codes (INTERFACES.md): 0 success, 1 the check ran and failed, 2 bad usage or bad input. */
+/** Exit codes: 0 success, 1 the check ran and failed, 2 bad usage or bad input. */
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;

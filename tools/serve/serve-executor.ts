@@ -49,7 +49,7 @@ interface ServedStack {
 
 type ConfigMap = Record<string, Record<string, unknown>>;
 
-/** ARCHITECTURE §6: the lead's turn budget when nothing else says. */
+/** The lead's turn budget when nothing else says. */
 const LEAD_DEFAULT_MAX_TURNS = 150;
 
 /**

@@ -8,7 +8,7 @@ export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_DB_URL = "sqlite:./.keel/keel.db";
 export const DEFAULT_MAX_TURNS = 500;
 
-/** Lease timing of the run service (ARCHITECTURE §7); the env overrides exist for lease-expiry tests. */
+/** Lease timing of the run service (kernel/runs/README.md); the env overrides exist for lease-expiry tests. */
 export interface LeaseTiming {
   leaseTtlMs?: number;
   heartbeatMs?: number;
