@@ -6,6 +6,7 @@ import { KERNEL_VERSION } from "../../kernel/version.js";
 import { resolveServeOptions } from "../../tools/serve/serve-options.js";
 import { startServer, type StartedServer } from "../../tools/serve/start-server.js";
 import { tempDir } from "./serve-process.js";
+import { useOpenAiEndpoint } from "./provider-env.js";
 
 /** A minimal OpenAI-compatible chat completions endpoint: a bash call first, then an answer. */
 function fakeOpenAi(): Promise<{ server: Server; baseURL: string; requests: { model: string; messages: { role: string; content: unknown }[]; tools?: unknown[] }[] }> {
@@ -40,13 +41,12 @@ describe("keel serve --model openai:MODEL against an OpenAI-compatible server", 
   let dir: string;
   let keel: StartedServer;
   let fake: Awaited<ReturnType<typeof fakeOpenAi>>;
-  const saved = { key: process.env.OPENAI_API_KEY, base: process.env.OPENAI_BASE_URL };
+  const endpoint = useOpenAiEndpoint(() => fake.baseURL);
 
   beforeAll(async () => {
     fake = await fakeOpenAi();
     dir = tempDir("keel-e2e-openai-");
-    delete process.env.OPENAI_API_KEY;
-    process.env.OPENAI_BASE_URL = fake.baseURL;
+    endpoint.apply();
     const options = resolveServeOptions({ port: "0", db: `sqlite:${join(dir, "keel.db")}`, model: "openai:local-model" }, {}, dir);
     expect(options.bash).toBe("off");
     keel = await startServer(options, { version: KERNEL_VERSION, log: () => undefined, cwd: dir });
@@ -56,10 +56,7 @@ describe("keel serve --model openai:MODEL against an OpenAI-compatible server", 
     await keel?.close();
     fake?.server.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
-    if (saved.key === undefined) delete process.env.OPENAI_API_KEY;
-    else process.env.OPENAI_API_KEY = saved.key;
-    if (saved.base === undefined) delete process.env.OPENAI_BASE_URL;
-    else process.env.OPENAI_BASE_URL = saved.base;
+    endpoint.restore();
   });
 
   it("runs the lead on the endpoint's model, with bash off by default", async () => {

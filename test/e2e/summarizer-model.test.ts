@@ -10,6 +10,7 @@ import { resolveServeOptions } from "../../tools/serve/serve-options.js";
 import { startServer, type StartedServer } from "../../tools/serve/start-server.js";
 import { loadSummaryModels } from "../../tools/serve/summary-models.js";
 import { tempDir } from "./serve-process.js";
+import { useOpenAiEndpoint } from "./provider-env.js";
 
 type ChatRequest = { model: string; messages: { role: string; content: unknown }[] };
 const SUMMARY = "SUMMARY from the summary model";
@@ -59,14 +60,13 @@ describe("keel serve --model openai:… --summarizer-model openai:…", () => {
   let keel: StartedServer;
   let fake: Awaited<ReturnType<typeof fakeOpenAi>>;
   let stack: string;
-  const saved = { key: process.env.OPENAI_API_KEY, base: process.env.OPENAI_BASE_URL };
+  const endpoint = useOpenAiEndpoint(() => fake.baseURL);
 
   beforeAll(async () => {
     fake = await fakeOpenAi();
     dir = tempDir("keel-e2e-summarizer-");
     stack = compactingStack(dir);
-    delete process.env.OPENAI_API_KEY;
-    process.env.OPENAI_BASE_URL = fake.baseURL;
+    endpoint.apply();
     const options = resolveServeOptions({ port: "0", db: `sqlite:${join(dir, "keel.db")}`, model: "openai:local-model", "summarizer-model": "openai:summary-model", stack: [stack] }, {}, dir);
     keel = await startServer(options, { version: KERNEL_VERSION, log: () => undefined, cwd: dir });
   }, 30_000);
@@ -75,10 +75,7 @@ describe("keel serve --model openai:… --summarizer-model openai:…", () => {
     await keel?.close();
     fake?.server.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
-    if (saved.key === undefined) delete process.env.OPENAI_API_KEY;
-    else process.env.OPENAI_API_KEY = saved.key;
-    if (saved.base === undefined) delete process.env.OPENAI_BASE_URL;
-    else process.env.OPENAI_BASE_URL = saved.base;
+    endpoint.restore();
   });
 
   it("summarizes with the summary model: journaled, counted in usage, not a turn, and the task stays in the next request", async () => {
