@@ -13,7 +13,7 @@ import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import { MemoryRunStore } from "../../kernel/runs/memory-store.js";
 import { RunManager } from "../../kernel/runs/run-manager.js";
 import { createRuntimeExecutor } from "../../kernel/runs/runtime-executor.js";
-import { ScriptedChatModel, type ScriptedAgent, type ScriptedFault } from "../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel, type ScriptedAgent, type ScriptedFault } from "../../tools/testing/scripted-model.js";
 import { until } from "./run-manager-harness.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];

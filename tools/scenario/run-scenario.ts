@@ -12,7 +12,7 @@ import { RunScope, steppingClock, type JournalRecord, type ModelRequestRecord, t
 import { createAgentRuntime } from "../../kernel/loop/runtime.js";
 import { createChildRunner } from "../../kernel/loop/children.js";
 import type { ChildAgentResult } from "../../kernel/ports/agents.js";
-import { ScriptedChatModel } from "../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel } from "../testing/scripted-model.js";
 import { seedWorkspace, snapshotWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
 import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
 import { composeSubagentStack } from "../stacks/subagent-stack.js";
