@@ -77,6 +77,16 @@ export function validateManifest(plugin: Plugin): ManifestProblem[] {
       });
     }
   }
+  for (const [channel, declaration] of Object.entries(m.channels ?? {})) {
+    if (declaration.runtimeOwnedFields !== undefined && declaration.runtimeOwned !== true) {
+      problems.push({
+        code: "KEEL_ERR_MANIFEST_INVALID",
+        message: `manifest of ${label} is invalid at \`/channels/${channel}/runtimeOwnedFields\`: only a \`runtimeOwned\` channel has runtime-owned fields`,
+        pointer: `/channels/${channel}/runtimeOwnedFields`,
+        fix: "add `runtimeOwned: true` to the channel, or drop `runtimeOwnedFields`",
+      });
+    }
+  }
   if (m.config !== undefined) {
     try {
       validateAgainst(m.config, {});

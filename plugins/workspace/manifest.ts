@@ -76,6 +76,7 @@ export const workspaceManifest: Manifest = {
     bashRuns: {
       schema: { type: "array", items: bashRunSchema },
       reducer: "append",
+      runtimeOwned: true,
       description: "Every call of the workspace's own bash tool: command, exit code, output tail (acceptance evidence).",
     },
   },
