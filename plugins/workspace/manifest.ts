@@ -69,7 +69,7 @@ export const workspaceManifest: Manifest = {
   kernel: ">=0.1.0 <1",
   description:
     "A directory per thread with the tools read_file, write_file, str_replace, ls and bash; paths never escape it, and every run of its bash tool is recorded in `bashRuns`.",
-  provides: ["workspace"],
+  provides: ["workspace", "rollback"],
   // Receipts is the outermost tool wrapper among built-ins, so it also records calls guards refused.
   requiresBefore: [{ name: "receipts", optional: true }],
   channels: {

@@ -13,7 +13,7 @@ import type { RunExecutor } from "../../kernel/runs/executor.js";
 import { createRuntimeExecutor, type RuntimeExecutor } from "../../kernel/runs/runtime-executor.js";
 import type { RunStore } from "../../kernel/runs/types.js";
 import { publicValues } from "../../plugins/gateway/index.js";
-import { seedWorkspace, snapshotWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
+import { seedWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
 import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
 import { composeSubagentStack } from "../stacks/subagent-stack.js";
 import type { RunModels } from "./run-models.js";
@@ -77,11 +77,8 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
     const subLayers = stackConfig(subStack.stack, workspaceConfig, models.scenario, true);
     const subagent = composeSubagentStack(subStack.stack, { plugins: subStack.plugins, config: subLayers });
     const composeChild = (extra: readonly ConfigMap[]) => (extra.length === 0 ? subagent : composeSubagentStack(subStack.stack, { plugins: subStack.plugins, config: [...subLayers, ...extra] }));
-    const reader = createRuntimeExecutor({
-      runtime: createAgentRuntime(lead, { model: models.forLead("reader"), checkpointer }),
-      checkpointer,
-      ...(lead.plugins.has("workspace") ? { workspaceDir: dirOf } : {}),
-    });
+    // The workspace plugin's `rollback` port puts a thread's files back with its checkpoint.
+    const reader = createRuntimeExecutor({ runtime: createAgentRuntime(lead, { model: models.forLead("reader"), checkpointer }), checkpointer });
     stacks.set(name, { lead, subagent, composeChild, reader });
   }
   const stackOf = (assistantId: string): ServedStack => {
@@ -117,7 +114,6 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
       executor = createRuntimeExecutor({
         runtime,
         checkpointer,
-        ...(stack.lead.plugins.has("workspace") ? { workspaceDir: dirOf, workspaceFiles: snapshotWorkspace } : {}),
         subagentComposition: stack.subagent,
         maxTurns: defaultMaxTurns,
       });
