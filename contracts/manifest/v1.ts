@@ -41,6 +41,14 @@ export const ChannelDeclaration = Type.Object(
     reducer: ReducerSpec,
     contract: Type.Optional(Type.String({ pattern: "^[a-z][a-z0-9-]*@\\d+$" })),
     description: Type.Optional(Type.String()),
+    /**
+     * Written only by the runtime and its plugins: a caller's input, config, metadata or
+     * context may not set it (request hygiene strips the key and its snake_case spelling),
+     * and a state write from outside the run must be refused.
+     */
+    runtimeOwned: Type.Optional(Type.Boolean()),
+    /** Field names inside this channel's entries that are runtime-owned too (stripped from a request like the channel). Only with `runtimeOwned`. */
+    runtimeOwnedFields: Type.Optional(Type.Array(Type.String({ pattern: "^[a-zA-Z][a-zA-Z0-9._-]*$" }))),
   },
   { additionalProperties: false },
 );

@@ -2,7 +2,8 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Composition } from "../compose/types.js";
-import type { AgentsPort, ChildAgentRequest, ChildAgentResult, ChildStep } from "../ports/agents.js";
+import { TOKEN_ALLOWANCE_PORT, type AgentsPort, type ChildAgentRequest, type ChildAgentResult, type ChildStep, type TokenAllowancePort } from "../ports/agents.js";
+import { buildPort, portProvider } from "../ports/resolve.js";
 import type { TokenUsage } from "./normalize.js";
 import { RunScope, systemClock, type Clock, type JournalRecord } from "./run-scope.js";
 import { createAgentRuntime } from "./runtime.js";
@@ -89,13 +90,14 @@ export function createChildRunner(options: ChildRunnerOptions): AgentsPort {
   const checkpointer = options.checkpointer ?? new MemorySaver();
   const compositions = new Map<string, Composition>();
   const base = options.composeChild([]);
-  const hasBudget = base.plugins.has("token-budget");
+  // The plugin that enforces the children's token budget, known only by the port it provides.
+  const budgetPlugin = portProvider(base, TOKEN_ALLOWANCE_PORT);
 
   const compositionFor = (tokenLimit: number | undefined): Composition => {
-    if (tokenLimit === undefined || !hasBudget) return base;
+    if (tokenLimit === undefined || !budgetPlugin) return base;
     const key = String(tokenLimit);
     let composition = compositions.get(key);
-    if (!composition) compositions.set(key, (composition = options.composeChild([{ "token-budget": { limit: tokenLimit } }])));
+    if (!composition) compositions.set(key, (composition = options.composeChild([{ [budgetPlugin.name]: { limit: tokenLimit } }])));
     return composition;
   };
 
@@ -104,11 +106,7 @@ export function createChildRunner(options: ChildRunnerOptions): AgentsPort {
 
     pluginConfig: (_subagentType, name) => base.plugins.get(name)?.config,
 
-    tokenBudget: () => {
-      const config = base.plugins.get("token-budget")?.config;
-      if (!config || config.enabled === false) return undefined;
-      return { limit: Number(config.limit), returnReserve: Number(config.returnReserve) };
-    },
+    tokenBudget: () => (budgetPlugin ? buildPort<TokenAllowancePort>(base, TOKEN_ALLOWANCE_PORT).budget() : undefined),
 
     async run(request: ChildAgentRequest): Promise<ChildAgentResult> {
       const runtime = createAgentRuntime(compositionFor(request.tokenLimit), {

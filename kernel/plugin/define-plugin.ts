@@ -1,12 +1,13 @@
 import { KeelError } from "../errors.js";
 import { validateManifest } from "./validate-manifest.js";
-import type { Hooks, KeelTool, Manifest, Plugin, PortFactory } from "./types.js";
+import type { Hooks, KeelTool, Manifest, Plugin, PortFactory, ReportHook } from "./types.js";
 
 export interface PluginDefinition {
   manifest: Manifest;
   hooks?: Hooks;
   tools?: readonly KeelTool[];
   services?: Readonly<Record<string, PortFactory>>;
+  report?: ReportHook;
 }
 
 /**
@@ -37,6 +38,7 @@ export function toPlugin(definition: PluginDefinition): Plugin {
     hooks: Object.freeze({ ...(definition.hooks ?? {}) }),
     ...(definition.tools ? { tools: Object.freeze([...definition.tools]) } : {}),
     ...(definition.services ? { services: Object.freeze({ ...definition.services }) } : {}),
+    ...(definition.report ? { report: definition.report } : {}),
   };
   return Object.freeze(plugin);
 }

@@ -109,6 +109,34 @@ export interface Hooks {
   afterAgent?: StateHook;
 }
 
+/** What a plugin's report hook sees: one agent of a finished run. */
+export interface ReportContext {
+  /** `lead`, or a delegated child's agent path (`lead/<taskToolCallId>`). */
+  agent: string;
+  threadId: string;
+  /** The agent's final channel values. */
+  values: Readonly<Record<string, unknown>>;
+  /** The plugin's composed options (of the agent's stack). */
+  config: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The run-report@1 sections a plugin contributes for one agent. The kernel merges the
+ * contributions of a stack's plugins in composed order: arrays are concatenated,
+ * `workspaceFiles` merged (a later plugin wins on the same path).
+ */
+export interface ReportContribution {
+  /** This agent's entries of `receipts[agent]`. */
+  receipts?: readonly Record<string, unknown>[];
+  /** Entries of `delegations` (read for the lead only). */
+  delegations?: readonly Record<string, unknown>[];
+  /** Entries of `workspace.files`, by relative path (read for the lead only: the workspace is the thread's). */
+  workspaceFiles?: Readonly<Record<string, { bytes: number; sha256: string }>>;
+}
+
+/** Builds a plugin's sections of the run report from a finished agent's values. Pure and synchronous. */
+export type ReportHook = (ctx: ReportContext) => ReportContribution | undefined;
+
 /** Builds a port implementation from the providing plugin's validated options. */
 export type PortFactory = (config: Readonly<Record<string, unknown>>) => unknown;
 
@@ -118,4 +146,6 @@ export interface Plugin {
   readonly tools?: readonly KeelTool[];
   /** Port implementations, by port name; each name must be in `manifest.provides`. */
   readonly services?: Readonly<Record<string, PortFactory>>;
+  /** Its sections of the run report (run-report@1), from the finished agent's values. */
+  readonly report?: ReportHook;
 }

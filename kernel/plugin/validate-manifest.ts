@@ -77,6 +77,24 @@ export function validateManifest(plugin: Plugin): ManifestProblem[] {
       });
     }
   }
+  if (plugin.report !== undefined && typeof plugin.report !== "function") {
+    problems.push({
+      code: "KEEL_ERR_MANIFEST_HOOKS",
+      message: `${label} supplies a \`report\` that is not a function`,
+      pointer: "/report",
+      fix: "make `report` a function `(ctx) => ({ receipts?, delegations?, workspaceFiles? })`, or remove it",
+    });
+  }
+  for (const [channel, declaration] of Object.entries(m.channels ?? {})) {
+    if (declaration.runtimeOwnedFields !== undefined && declaration.runtimeOwned !== true) {
+      problems.push({
+        code: "KEEL_ERR_MANIFEST_INVALID",
+        message: `manifest of ${label} is invalid at \`/channels/${channel}/runtimeOwnedFields\`: only a \`runtimeOwned\` channel has runtime-owned fields`,
+        pointer: `/channels/${channel}/runtimeOwnedFields`,
+        fix: "add `runtimeOwned: true` to the channel, or drop `runtimeOwnedFields`",
+      });
+    }
+  }
   if (m.config !== undefined) {
     try {
       validateAgainst(m.config, {});

@@ -10,6 +10,18 @@ import type { KeelTool } from "../plugin/types.js";
  * delegating plugin never imports it. The evidence ports are in ./evidence.ts.
  */
 export const AGENTS_PORT = "agents";
+/**
+ * The `token-allowance` port: the plugin of a child's stack that enforces a token budget
+ * (the built-in token-budget plugin). The child runner reads the stack's budget through it
+ * and gives a lease's allowance to its provider as a config layer `{ limit }`.
+ */
+export const TOKEN_ALLOWANCE_PORT = "token-allowance";
+
+/** The token budget a stack's provider of `token-allowance` enforces, from its composed options. */
+export interface TokenAllowancePort {
+  /** Undefined when the budget is switched off. */
+  budget(): { limit: number; returnReserve: number } | undefined;
+}
 export const LEASE_KEEPER_PORT = "lease-keeper";
 
 /** One finished step of a child (a model call answered, a tool call done): its heartbeat. */

@@ -1,7 +1,8 @@
 /**
  * run-report@1 assembled from a run's result, journal, model requests and
  * events. Pure: the scenario runner (`keel run`) and the run service's runtime executor
- * both build their reports with it.
+ * both build their reports with it. The plugin sections (`receipts`, `delegations`,
+ * `workspace.files`) come from the plugins' `report` hooks (plugin-sections.ts).
  */
 import type { JournalGap, RunReportV1 } from "../../contracts/run-report/v1.js";
 import type { Composition } from "../compose/types.js";
@@ -10,6 +11,7 @@ import type { RunResult } from "../loop/runtime.js";
 import type { JournalRecord, ModelRequestRecord, StreamEventRecord } from "../loop/run-scope.js";
 import type { TokenUsage } from "../loop/normalize.js";
 import { SUMMARY_CALL_NAME } from "../loop/summary-call.js";
+import { pluginSections } from "./plugin-sections.js";
 import { toReportMessage } from "./report-message.js";
 
 export type RunReport = RunReportV1;
@@ -33,7 +35,8 @@ export interface RunReportInput {
   events: StreamEventRecord[];
   journal: JournalRecord[];
   modelRequests: ModelRequestRecord[];
-  workspaceFiles: Record<string, { bytes: number; sha256: string }>;
+  /** `workspace.files` as listed by the host; default: what the lead's plugins contribute (`report` hooks). */
+  workspaceFiles?: Record<string, { bytes: number; sha256: string }>;
   compositions: { lead: Composition; subagent?: Composition };
 }
 
@@ -69,7 +72,7 @@ function usageReport(byAgent: Record<string, TokenUsage>) {
 export function buildRunReport(input: RunReportInput): RunReport {
   const { result } = input;
   const values = result.values;
-  const receipts = (values.receipts as Record<string, unknown>[] | undefined) ?? [];
+  const sections = pluginSections(input.compositions.lead, { agent: "lead", threadId: input.threadId, values });
   return {
     contract: "run-report",
     version: 1,
@@ -79,12 +82,12 @@ export function buildRunReport(input: RunReportInput): RunReport {
     outcome: result.outcome as RunReport["outcome"],
     turns: turnsByAgent(input.journal) as RunReport["turns"],
     usage: usageReport((values.usage as Record<string, TokenUsage> | undefined) ?? {}),
-    delegations: ((values.delegations as Record<string, unknown>[] | undefined) ?? []).map((d) => ({ ...d })),
-    receipts: { lead: receipts.map((r) => ({ ...r })) },
+    delegations: sections.delegations,
+    receipts: { lead: sections.receipts },
     modelRequests: input.modelRequests.map((r) => ({ agent: r.agent, turn: r.turn, messages: r.messages.map(toReportMessage), tools: r.tools })),
     messages: result.messages.map(toReportMessage),
     events: input.events.map((e) => ({ id: e.id, runId: e.runId, event: e.event, data: e.data })) as RunReport["events"],
-    workspace: { files: input.workspaceFiles },
+    workspace: { files: input.workspaceFiles ?? sections.workspaceFiles },
     composition: {
       lead: [...input.compositions.lead.order],
       ...(input.compositions.subagent ? { subagent: [...input.compositions.subagent.order] } : {}),
@@ -93,15 +96,16 @@ export function buildRunReport(input: RunReportInput): RunReport {
 }
 
 /**
- * Add delegated children to a lead's report: `receipts` per child agent path (from each
- * child's final values) and `usage.byAgent` per child path (its answered model calls in the
- * shared journal, so a child cut short still counts), with the totals recomputed.
+ * Add delegated children to a lead's report: `receipts` per child agent path (what the
+ * plugins of the children's stack, `subagent`, contribute from each child's final values)
+ * and `usage.byAgent` per child path (its answered model calls in the shared journal, so a
+ * child cut short still counts), with the totals recomputed.
  */
-export function withChildren(report: RunReport, journal: readonly JournalRecord[], children: ReadonlyMap<string, ChildAgentResult>): RunReport {
+export function withChildren(report: RunReport, journal: readonly JournalRecord[], children: ReadonlyMap<string, ChildAgentResult>, subagent: Composition): RunReport {
   const receipts = { ...report.receipts };
   const byAgent: Record<string, TokenUsage> = { ...report.usage.byAgent };
   for (const [path, child] of children) {
-    receipts[path] = ((child.values.receipts as Record<string, unknown>[] | undefined) ?? []).map((r) => ({ ...r }));
+    receipts[path] = pluginSections(subagent, { agent: path, threadId: report.threadId, values: child.values }).receipts;
     byAgent[path] = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
   }
   for (const entry of journal) {

@@ -23,12 +23,9 @@ import type { BaseCheckpointSaver, Checkpoint, CheckpointMetadata, CheckpointTup
 // module instance LangGraph uses, so fresh checkpoint ids stay monotonic in this process.
 import { copyCheckpoint, maxChannelVersion, uuid6 } from "@langchain/langgraph-checkpoint";
 
-/** Two-phase restore, so a composite rollback point can stage everything before changing anything. */
-export interface StagedRollback {
-  /** Check and prepare what can be prepared; nothing visible changes. */
-  prepare(): Promise<{ commit(): Promise<void>; abort(): Promise<void> }>;
-  release(): Promise<void>;
-}
+import type { StagedRollback } from "../ports/rollback.js";
+
+export type { StagedRollback };
 
 type Version = number | string;
 

@@ -9,12 +9,13 @@
  * 2. Every object key starting with `__` is removed, at any depth, in `input`, `config`,
  *    `metadata` and `context` (`__proto__`, `__keel`, `__pregel_*`: internal keys a caller
  *    could use to reach runtime internals).
- * 3. Evidence is stripped: the keys `receipts`, `receiptRun`, `receiptVerdict`,
- *    `receipt_verdict`, `acceptanceVerdict`, `acceptance_verdict`, `bashRuns`, `bash_runs`
- *    at any depth of `metadata`, `context` and `config.metadata`, and at the top level of
- *    `input`; and Keel's message metadata (`additional_kwargs.keel`, also inside a
- *    serialized message's `kwargs`) of every message in `input.messages` — only the
- *    runtime stamps receipts and verdicts, a caller cannot forge them.
+ * 3. Evidence is stripped: the runtime-owned keys (`limits.runtimeOwnedKeys`: the channels
+ *    plugins declare `runtimeOwned` in their manifests, their `runtimeOwnedFields`, and the
+ *    snake_case spelling of each — `runtimeOwnedKeys(compositions)`) at any depth of
+ *    `metadata`, `context` and `config.metadata`, and at the top level of `input`; and
+ *    Keel's message metadata (`additional_kwargs.keel`, also inside a serialized message's
+ *    `kwargs`) of every message in `input.messages` — only the runtime stamps receipts and
+ *    verdicts, a caller cannot forge them.
  * 4. The run's address comes from the URL, not the body: `config.configurable.thread_id`,
  *    `checkpoint_id`, `checkpoint_ns`, `checkpoint_map` and `run_id` are removed.
  * 5. Limits are clamped to the server maximum `maxTurns`: `request.maxTurns` to
@@ -30,9 +31,10 @@ export interface HygieneLimits {
   maxTurns: number;
   /** Models a request may name; absent: any. */
   allowedModels?: readonly string[];
+  /** Keys a caller may not set (`runtimeOwnedKeys` of the served compositions); absent: none. */
+  runtimeOwnedKeys?: readonly string[];
 }
 
-const EVIDENCE_KEYS = new Set(["receipts", "receiptRun", "receiptVerdict", "receipt_verdict", "acceptanceVerdict", "acceptance_verdict", "bashRuns", "bash_runs"]);
 const ADDRESS_KEYS = ["thread_id", "checkpoint_id", "checkpoint_ns", "checkpoint_map", "run_id"];
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -43,7 +45,7 @@ const isObject = (value: unknown): value is JsonObject => isRecord(value);
 
 /**
  * @example
- * sanitizeRunRequest({ assistantId: "lead", input: "hi", metadata: { __x: 1, receipts: [] }, maxTurns: 10_000 }, { maxTurns: 500 })
+ * sanitizeRunRequest({ assistantId: "lead", input: "hi", metadata: { __x: 1, receipts: [] }, maxTurns: 10_000 }, { maxTurns: 500, runtimeOwnedKeys: ["receipts"] })
  * // → { assistantId: "lead", input: "hi", metadata: {}, maxTurns: 500 }
  */
 export function sanitizeRunRequest(request: RunRequest, limits: HygieneLimits): RunRequest {
@@ -51,10 +53,11 @@ export function sanitizeRunRequest(request: RunRequest, limits: HygieneLimits): 
   if (typeof copy.assistantId !== "string" || copy.assistantId.length === 0) {
     throw new KeelError("KEEL_ERR_CONFIG_INVALID", "a run request needs an `assistantId` (the stack name)", { pointer: "/assistantId" });
   }
-  const out: RunRequest = { assistantId: copy.assistantId, input: cleanInput(withoutDunderKeys(copy.input as Json | undefined)) };
-  if (isObject(copy.config)) out.config = cleanConfig(withoutDunderKeys(copy.config) as JsonObject, limits);
-  if (isObject(copy.context)) out.context = withoutEvidence(withoutDunderKeys(copy.context)) as JsonObject;
-  if (isObject(copy.metadata)) out.metadata = withoutEvidence(withoutDunderKeys(copy.metadata)) as JsonObject;
+  const owned = new Set(limits.runtimeOwnedKeys ?? []);
+  const out: RunRequest = { assistantId: copy.assistantId, input: cleanInput(withoutDunderKeys(copy.input as Json | undefined), owned) };
+  if (isObject(copy.config)) out.config = cleanConfig(withoutDunderKeys(copy.config) as JsonObject, limits, owned);
+  if (isObject(copy.context)) out.context = withoutKeys(withoutDunderKeys(copy.context), owned) as JsonObject;
+  if (isObject(copy.metadata)) out.metadata = withoutKeys(withoutDunderKeys(copy.metadata), owned) as JsonObject;
   if (Array.isArray(copy.streamMode)) out.streamMode = copy.streamMode.filter((m): m is string => typeof m === "string");
   if (copy.onDisconnect === "cancel" || copy.onDisconnect === "continue") out.onDisconnect = copy.onDisconnect;
   const maxTurns = clampTurns(copy.maxTurns, limits.maxTurns);
@@ -96,21 +99,22 @@ function withoutDunderKeys(value: Json | undefined): Json | undefined {
   return out;
 }
 
-function withoutEvidence(value: Json | undefined): Json | undefined {
-  if (Array.isArray(value)) return value.map((v) => withoutEvidence(v) as Json);
+/** `value` without the runtime-owned keys, at any depth. */
+function withoutKeys(value: Json | undefined, owned: ReadonlySet<string>): Json | undefined {
+  if (Array.isArray(value)) return value.map((v) => withoutKeys(v, owned) as Json);
   if (!isObject(value)) return value;
   const out: JsonObject = {};
   for (const [key, v] of Object.entries(value)) {
-    if (!EVIDENCE_KEYS.has(key)) out[key] = withoutEvidence(v) as Json;
+    if (!owned.has(key)) out[key] = withoutKeys(v, owned) as Json;
   }
   return out;
 }
 
-function cleanInput(input: Json | undefined): Json | undefined {
+function cleanInput(input: Json | undefined, owned: ReadonlySet<string>): Json | undefined {
   if (!isObject(input)) return input;
   const out: JsonObject = {};
   for (const [key, v] of Object.entries(input)) {
-    if (EVIDENCE_KEYS.has(key)) continue;
+    if (owned.has(key)) continue;
     out[key] = key === "messages" && Array.isArray(v) ? v.map(withoutKeelMessageMeta) : v;
   }
   return out;
@@ -128,14 +132,14 @@ function withoutKeelMessageMeta(message: Json): Json {
   return out;
 }
 
-function cleanConfig(config: JsonObject, limits: HygieneLimits): JsonObject {
+function cleanConfig(config: JsonObject, limits: HygieneLimits, owned: ReadonlySet<string>): JsonObject {
   const out: JsonObject = { ...config };
   if (isObject(out.configurable)) {
     const configurable = { ...out.configurable };
     for (const key of ADDRESS_KEYS) delete configurable[key];
     out.configurable = configurable;
   }
-  if (isObject(out.metadata)) out.metadata = withoutEvidence(out.metadata) as JsonObject;
+  if (isObject(out.metadata)) out.metadata = withoutKeys(out.metadata, owned) as JsonObject;
   const recursionCeiling = 2 * limits.maxTurns + 10;
   for (const key of ["recursion_limit", "recursionLimit"]) {
     const value = out[key];

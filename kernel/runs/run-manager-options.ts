@@ -27,6 +27,11 @@ export interface RunManagerOptions {
   maxActiveRunsPerUser?: number;
   /** Models a request may name (`config.configurable.model` or `context.model`). Default: any. */
   allowedModels?: readonly string[];
+  /**
+   * Keys a caller may not set in a run request: `runtimeOwnedKeys(compositions)` of the
+   * served stacks (the channels their plugins declare `runtimeOwned`). Default: none.
+   */
+  runtimeOwnedKeys?: readonly string[];
   /** Journal entries buffered before a write to the store. Default 64. */
   journalBatchSize?: number;
   /** Time for leases, records and journal entries. Default: the system clock. */
@@ -46,6 +51,7 @@ export interface ResolvedOptions {
   maxTurns: number;
   maxActiveRunsPerUser: number;
   allowedModels?: readonly string[];
+  runtimeOwnedKeys: readonly string[];
   journalBatchSize: number;
   clock: Clock;
   newRunId: () => string;
@@ -67,6 +73,7 @@ export function resolveOptions(options: RunManagerOptions): ResolvedOptions {
     maxTurns: options.maxTurns ?? 500,
     maxActiveRunsPerUser: options.maxActiveRunsPerUser ?? 8,
     ...(options.allowedModels ? { allowedModels: options.allowedModels } : {}),
+    runtimeOwnedKeys: [...(options.runtimeOwnedKeys ?? [])],
     journalBatchSize: options.journalBatchSize ?? 64,
     clock: options.clock ?? systemClock,
     newRunId: options.newRunId ?? randomUUID,

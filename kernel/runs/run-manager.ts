@@ -136,6 +136,7 @@ export class RunManager {
     await ownedThread(this.ctx.store, threadId, options.user);
     const clean = sanitizeRunRequest(request, {
       maxTurns: this.options.maxTurns,
+      runtimeOwnedKeys: this.options.runtimeOwnedKeys,
       ...(this.options.allowedModels ? { allowedModels: this.options.allowedModels } : {}),
     });
     const replaces = strategy === "interrupt" || strategy === "rollback";

@@ -1,7 +1,9 @@
 /**
  * The RunExecutor over a kernel AgentRuntime (createAgentRuntime): the run's input goes
  * to `runtime.run`, its events and journal entries to the manager, and at the end a
- * run-report@1 is built from what the run recorded.
+ * run-report@1 is built from what the run recorded (its plugin sections by the plugins'
+ * `report` hooks). A rollback point is the checkpoint plus, when a plugin of the stack
+ * provides the `rollback` port (the workspace plugin does), what that port captures.
  */
 import { tmpdir } from "node:os";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
@@ -9,12 +11,13 @@ import type { Composition } from "../compose/types.js";
 import { RunScope, systemClock, type Clock, type JournalRecord, type ModelRequestRecord } from "../loop/run-scope.js";
 import type { AgentRuntime } from "../loop/runtime.js";
 import type { ChildAgentResult } from "../ports/agents.js";
+import { buildPort, portProvider } from "../ports/resolve.js";
+import { ROLLBACK_PORT, type RollbackPort } from "../ports/rollback.js";
 import { buildRunReport, withChildren, type RunReport } from "../report/run-report.js";
 import { captureCheckpointRollback, type StagedRollback } from "./checkpoint-rollback.js";
 import type { RollbackPoint, RunExecutor } from "./executor.js";
 import type { RunRecord } from "./types.js";
 import { toRuntimeInput } from "./runtime-input.js";
-import { captureWorkspaceRollback } from "./workspace-rollback.js";
 
 export interface RuntimeExecutorOptions {
   runtime: AgentRuntime;
@@ -23,10 +26,6 @@ export interface RuntimeExecutorOptions {
    * Without it no rollback point can be captured: rollback is unavailable for every run.
    */
   checkpointer?: BaseCheckpointSaver;
-  /** The thread's workspace directory: snapshotted for rollback (a run's files are undone with its checkpoint). */
-  workspaceDir?: (threadId: string) => string;
-  /** The report's `workspace.files` (e.g. plugins/workspace's `snapshotWorkspace`). Default: none listed. */
-  workspaceFiles?: (dir: string) => Record<string, { bytes: number; sha256: string }>;
   /** The subagent stack's composition, for the report's `composition.subagent`. */
   subagentComposition?: Composition;
   /** Turn budget of runs that ask for none (default: the runtime's own). Keep it within the manager's `maxTurns`. */
@@ -36,7 +35,7 @@ export interface RuntimeExecutorOptions {
    * usage (tools' `withChildren`). Default: the report as built.
    */
   finishReport?: (report: RunReport, context: { run: RunRecord; journal: readonly JournalRecord[] }) => RunReport;
-  /** Where workspace snapshots are kept while their run is active. Default: the OS temp directory. */
+  /** Where the `rollback` port keeps its snapshots while their run is active. Default: the OS temp directory. */
   scratchDir?: string;
   clock?: Clock;
 }
@@ -45,7 +44,7 @@ export interface RuntimeExecutorOptions {
  * @example
  * const checkpointer = new MemorySaver();
  * const runtime = createAgentRuntime(composition, { model, checkpointer });
- * const executor = createRuntimeExecutor({ runtime, checkpointer, workspaceDir: (t) => workspaceDir(config, t) });
+ * const executor = createRuntimeExecutor({ runtime, checkpointer });
  */
 /** The runtime executor, plus what a host's child runner needs to join children to their run. */
 export interface RuntimeExecutor extends RunExecutor {
@@ -58,6 +57,7 @@ export interface RuntimeExecutor extends RunExecutor {
 export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeExecutor {
   const { runtime } = options;
   const clock = options.clock ?? systemClock;
+  const rollback = rollbackPortOf(runtime.composition);
   const live = new Map<string, { scope: RunScope; children: Map<string, ChildAgentResult> }>();
   return {
     scopeFor: (runId) => live.get(runId)?.scope,
@@ -102,10 +102,10 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeE
         events: [],
         journal,
         modelRequests,
-        workspaceFiles: options.workspaceDir && options.workspaceFiles ? options.workspaceFiles(options.workspaceDir(run.threadId)) : {},
         compositions: { lead: runtime.composition, ...(options.subagentComposition ? { subagent: options.subagentComposition } : {}) },
       });
-      const built = children.size > 0 ? withChildren(lead, journal, children) : lead;
+      // Children's sections come from the subagent stack's plugins (without one: the lead's).
+      const built = children.size > 0 ? withChildren(lead, journal, children, options.subagentComposition ?? runtime.composition) : lead;
       const report = options.finishReport ? options.finishReport(built, { run, journal }) : built;
       return { outcome: result.outcome, values: result.values, report };
     },
@@ -117,10 +117,10 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeE
         const checkpoint = await captureCheckpointRollback(options.checkpointer, threadId);
         if (!checkpoint) return null;
         parts.push(checkpoint);
-        if (options.workspaceDir) {
-          const workspace = await captureWorkspaceRollback(options.workspaceDir(threadId), options.scratchDir ?? tmpdir());
-          if (!workspace) throw new Error("the workspace could not be copied");
-          parts.push(workspace);
+        if (rollback) {
+          const files = await (await rollback).capture(threadId, { scratchDir: options.scratchDir ?? tmpdir() });
+          if (!files) throw new Error("the rollback port could not capture the thread");
+          parts.push(files);
         }
       } catch {
         await Promise.all(parts.map((p) => p.release()));
@@ -133,10 +133,18 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeE
   };
 }
 
+/** The stack's `rollback` port, when a plugin provides it (a factory may answer a Promise). */
+function rollbackPortOf(composition: Composition): Promise<RollbackPort> | undefined {
+  if (!portProvider(composition, ROLLBACK_PORT)) return undefined;
+  const port = Promise.resolve(buildPort<RollbackPort | Promise<RollbackPort>>(composition, ROLLBACK_PORT));
+  port.catch(() => undefined); // a failed port makes each capture null (rollback unavailable), not an unhandled rejection
+  return port;
+}
+
 /**
  * Every part is staged before any is committed, so a part that cannot be prepared
  * leaves everything as it was. The checkpoint is the first part and commits with one
- * write; the workspace swap (two renames) commits after it.
+ * write; the rollback port's part (the workspace: a swap of two renames) commits after it.
  */
 function allOrNothing(parts: StagedRollback[]): RollbackPoint {
   return {

@@ -86,6 +86,7 @@ export const batchLeasingManifest: Manifest = {
       schema: { type: "array", items: leaseSchema },
       reducer: { kind: "merge-by-id", key: "leaseId", keepNewest: LEASES_KEPT },
       contract: "lease@1",
+      runtimeOwned: true,
       description: "Every granted lease (active, released, expired, revoked), oldest first; the newest 100 are kept.",
     },
     leaseBatch: {

@@ -96,6 +96,8 @@ export const receiptsPlugin = definePlugin({
       renderCitationSummary: (verdict) => renderCitationSummary(verdict),
     }),
   },
+  /** The report's `receipts[agent]`: the agent's whole `receipts` channel (every run on the thread), oldest first. */
+  report: ({ values }) => ({ receipts: (values.receipts as Record<string, unknown>[] | undefined) ?? [] }),
 });
 
 export default receiptsPlugin;

@@ -59,11 +59,13 @@ export const receiptsManifest: Manifest = {
       schema: { type: "array", items: receiptSchema },
       reducer: "append",
       contract: "receipt@1",
+      runtimeOwned: true,
       description: "Every tool call's receipt@1, oldest first; this agent run's receipts start at `receiptRun.start`.",
     },
     receiptRun: {
       schema: receiptRunSchema,
       reducer: "replace",
+      runtimeOwned: true,
       description: "`{ runId, agent, start }`: the index in `receipts` where the current agent run's receipts begin (ids restart at r1 per run).",
     },
   },

@@ -104,7 +104,13 @@ const hooks: Hooks = {
  * @example
  * { "plugins": ["workspace", "receipts", "subagents", "batch-leasing", "acceptance"], "config": { "subagents": { "maxTurns": 60 } } }
  */
-export const subagentsPlugin = definePlugin({ manifest: subagentsManifest, hooks, tools: [taskTool] });
+export const subagentsPlugin = definePlugin({
+  manifest: subagentsManifest,
+  hooks,
+  tools: [taskTool],
+  /** The report's `delegations`: the lead's delegation ledger (delegation@1 entries), oldest first. */
+  report: ({ values }) => ({ delegations: (values.delegations as Record<string, unknown>[] | undefined) ?? [] }),
+});
 
 export default subagentsPlugin;
 

@@ -57,6 +57,9 @@ export const subagentsManifest: Manifest = {
       schema: { type: "array", items: delegationSchema },
       reducer: { kind: "merge-by-id", key: "id", guard: "no-terminal-downgrade", keepNewest: LEDGER_ENTRIES },
       contract: "delegation@1",
+      // The verdicts a finished child's entry carries are evidence too: a caller cannot forge them.
+      runtimeOwned: true,
+      runtimeOwnedFields: ["receiptVerdict", "acceptanceVerdict"],
       description: "The delegation ledger: one delegation@1 per `task` call (in_progress when granted, terminal when it ends), oldest first, newest 50 kept.",
     },
   },

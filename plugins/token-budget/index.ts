@@ -2,6 +2,7 @@ import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import { keelMeta, lastAssistant, setKeelMeta } from "../../kernel/loop/message-meta.js";
 import type { StopReasonEntry } from "../../kernel/loop/status.js";
 import { definePlugin } from "../../kernel/plugin/define-plugin.js";
+import type { TokenAllowancePort } from "../../kernel/ports/agents.js";
 import type { HookContext, Hooks } from "../../kernel/plugin/types.js";
 import { budgetWarning, countNewUsage, judgeBudget, openBudget, usageLine, withKernelUsage, type BudgetOptions, type BudgetState } from "./ledger.js";
 import { tokenBudgetManifest } from "./manifest.js";
@@ -66,7 +67,16 @@ const hooks: Hooks = {
  * @example
  * { "plugins": ["workspace", "token-budget"], "config": { "token-budget": { "limit": 50000 } } }
  */
-export const tokenBudgetPlugin = definePlugin({ manifest: tokenBudgetManifest, hooks });
+export const tokenBudgetPlugin = definePlugin({
+  manifest: tokenBudgetManifest,
+  hooks,
+  services: {
+    /** The `token-allowance` port (kernel/ports/agents.ts): the budget a child's stack enforces, for the lease that grants it. */
+    "token-allowance": (config): TokenAllowancePort => ({
+      budget: () => (config.enabled === false ? undefined : { limit: Number(config.limit), returnReserve: Number(config.returnReserve) }),
+    }),
+  },
+});
 
 export default tokenBudgetPlugin;
 

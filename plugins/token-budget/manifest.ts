@@ -52,6 +52,7 @@ export const tokenBudgetManifest: Manifest = {
   version: "0.1.0",
   kind: "middleware",
   kernel: ">=0.1.0 <1",
+  provides: ["token-allowance"],
   description:
     "Caps the tokens of one agent run: warns once at 70 % of `limit`, and at 85 % requests the stop `token_capped` (tools withdrawn, one forced final answer paid from the 15 % reserve).",
   // sanitize rewrites `messages` in beforeAgent; receipts, durable-context and loop-detection

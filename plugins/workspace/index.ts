@@ -5,6 +5,8 @@ import { toBashRun } from "./bash-runs.js";
 import { lsTool, readFileTool, strReplaceTool, writeFileTool } from "./file-tools.js";
 import { workspaceManifest } from "./manifest.js";
 import { resolveInWorkspace, workspaceDir } from "./paths.js";
+import { workspaceRollbackPort } from "./rollback.js";
+import { snapshotWorkspace } from "./snapshot.js";
 import type { WorkspacePort } from "../../kernel/ports/workspace.js";
 
 const hooks: Hooks = {
@@ -24,7 +26,8 @@ const hooks: Hooks = {
 
 /**
  * The workspace service: a directory per thread, the tools `read_file`, `write_file`,
- * `str_replace`, `ls` and `bash`, and the `bashRuns` channel.
+ * `str_replace`, `ls` and `bash`, the `bashRuns` channel, and the `rollback` port that
+ * puts a thread's directory back when its run is rolled back.
  *
  * @example
  * { "plugins": ["workspace"], "config": { "workspace": { "root": ".keel/workspaces", "bash": "off" } } }
@@ -39,7 +42,11 @@ export const workspacePlugin = definePlugin({
       dir: (threadId) => workspaceDir(config, threadId),
       resolve: (threadId, userPath) => resolveInWorkspace(workspaceDir(config, threadId), userPath),
     }),
+    /** The `rollback` port (kernel/ports/rollback.ts): the thread's directory is copied before a run and swapped back on a rollback. */
+    rollback: workspaceRollbackPort,
   },
+  /** The report's `workspace.files`: every regular file of the thread's workspace at the end (the lead's stack only: children share it). */
+  report: ({ agent, threadId, config }) => (agent === "lead" ? { workspaceFiles: snapshotWorkspace(workspaceDir(config, threadId)) } : undefined),
 });
 
 export default workspacePlugin;

@@ -69,13 +69,14 @@ export const workspaceManifest: Manifest = {
   kernel: ">=0.1.0 <1",
   description:
     "A directory per thread with the tools read_file, write_file, str_replace, ls and bash; paths never escape it, and every run of its bash tool is recorded in `bashRuns`.",
-  provides: ["workspace"],
+  provides: ["workspace", "rollback"],
   // Receipts is the outermost tool wrapper among built-ins, so it also records calls guards refused.
   requiresBefore: [{ name: "receipts", optional: true }],
   channels: {
     bashRuns: {
       schema: { type: "array", items: bashRunSchema },
       reducer: "append",
+      runtimeOwned: true,
       description: "Every call of the workspace's own bash tool: command, exit code, output tail (acceptance evidence).",
     },
   },

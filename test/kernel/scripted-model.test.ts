@@ -1,6 +1,6 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { ScriptedChatModel } from "../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel } from "../../tools/testing/scripted-model.js";
 
 const ask = (model: ScriptedChatModel, text = "abcdefgh") => model.invoke([new HumanMessage(text)]);
 

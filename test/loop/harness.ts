@@ -4,7 +4,7 @@ import { RunScope, steppingClock, type JournalRecord, type ModelRequestRecord, t
 import { createAgentRuntime, type AgentRuntimeOptions, type RunResult } from "../../kernel/loop/runtime.js";
 import { definePlugin } from "../../kernel/plugin/define-plugin.js";
 import type { Hooks, KeelTool, Manifest, Plugin } from "../../kernel/plugin/types.js";
-import { ScriptedChatModel, type ScriptedAgent, type ScriptedFault } from "../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel, type ScriptedAgent, type ScriptedFault } from "../../tools/testing/scripted-model.js";
 
 export function plugin(manifest: Partial<Manifest> & { name: string }, hooks: Hooks = {}, tools?: KeelTool[]): Plugin {
   const declared = Object.fromEntries(Object.keys(hooks).map((h) => [h, manifest.hooks?.[h as keyof Manifest["hooks"]] ?? {}]));

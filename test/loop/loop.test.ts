@@ -166,7 +166,7 @@ describe("agent loop", () => {
   it("keeps a thread's messages across runs but starts stop reasons and usage afresh", async () => {
     const { compose } = await import("../../kernel/compose/index.js");
     const { createAgentRuntime } = await import("../../kernel/loop/runtime.js");
-    const { ScriptedChatModel } = await import("../../kernel/testing/scripted-model.js");
+    const { ScriptedChatModel } = await import("../../tools/testing/scripted-model.js");
     const runtime = createAgentRuntime(compose({ name: "t", plugins: [echo] }), {
       model: new ScriptedChatModel({ script: { turns: [{ toolCalls: [{ name: "echo", args: {} }] }, { content: "one" }, { content: "two" }] } }),
       maxTurns: 3,

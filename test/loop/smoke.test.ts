@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { compose } from "../../kernel/compose/index.js";
 import { definePlugin } from "../../kernel/plugin/define-plugin.js";
 import { createAgentRuntime } from "../../kernel/loop/runtime.js";
-import { ScriptedChatModel } from "../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel } from "../../tools/testing/scripted-model.js";
 
 const echo = definePlugin({
   manifest: { name: "echo-tools", version: "1.0.0", kind: "service", kernel: ">=0.1.0", description: "echo tool", hooks: {} },

@@ -85,6 +85,8 @@ const HOST_ONLY = [
   "isEventId",
   "linkedSignal",
   "readRetentionOptions",
+  "runtimeOwnedChannels",
+  "runtimeOwnedKeys",
   "unrefTimers",
 ];
 

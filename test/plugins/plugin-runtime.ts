@@ -3,7 +3,7 @@ import type { ModelRequestRecord, StreamEventRecord } from "../../kernel/loop/ru
 import { createAgentRuntime } from "../../kernel/loop/runtime.js";
 import { definePlugin } from "../../kernel/plugin/define-plugin.js";
 import type { Plugin } from "../../kernel/plugin/types.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel, type ScriptedTurn } from "../../tools/testing/scripted-model.js";
 
 /** A service plugin with tools that echo their name and arguments. */
 export function echoTools(...names: string[]): Plugin {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isKeelError } from "../../kernel/errors.js";
 import type { RunManager } from "../../kernel/runs/run-manager.js";
+import { builtinRuntimeOwnedKeys } from "./builtin-owned-keys.js";
 import { managedSetups, request, storeWith, until, type Setup } from "./run-manager-harness.js";
 
 const { started, managers } = managedSetups();
@@ -162,7 +163,7 @@ describe("RunManager admission", () => {
   });
 
   it("cleans the request before persisting it and before the executor sees it", async () => {
-    const { manager, store, executor } = await started({ maxTurns: 50 });
+    const { manager, store, executor } = await started({ maxTurns: 50, runtimeOwnedKeys: await builtinRuntimeOwnedKeys() });
     const thread = await setupThread(manager, store);
     const dirty = request(
       { messages: [{ role: "user", content: "hi", additional_kwargs: { keel: { hidden: true }, other: 1 }, __secret: 1 }], receipts: [{ forged: true }] },

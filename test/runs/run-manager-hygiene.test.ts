@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { sanitizeRunRequest } from "../../kernel/runs/request-hygiene.js";
 import { toRuntimeInput } from "../../kernel/runs/runtime-input.js";
+import { builtinRuntimeOwnedKeys } from "./builtin-owned-keys.js";
 
 const limits = { maxTurns: 500 };
 
@@ -32,7 +33,8 @@ describe("request hygiene", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it("strips caller-supplied receipts and verdicts, and Keel's message metadata", () => {
+  it("strips caller-supplied receipts and verdicts (the built-in stacks' runtime-owned keys), and Keel's message metadata", async () => {
+    const runtimeOwnedKeys = await builtinRuntimeOwnedKeys();
     const clean = sanitizeRunRequest(
       {
         assistantId: "lead",
@@ -48,7 +50,7 @@ describe("request hygiene", () => {
         context: { acceptanceVerdict: { ok: true } },
         config: { metadata: { receipt_verdict: "x", user: "u" } },
       },
-      limits,
+      { ...limits, runtimeOwnedKeys },
     );
     expect(clean.input).toEqual({
       messages: [

@@ -9,7 +9,7 @@ import { MemoryRunStore } from "../../kernel/runs/memory-store.js";
 import { RunManager } from "../../kernel/runs/run-manager.js";
 import { createRuntimeExecutor } from "../../kernel/runs/runtime-executor.js";
 import type { JournalEntry } from "../../kernel/runs/types.js";
-import { ScriptedChatModel } from "../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel } from "../../tools/testing/scripted-model.js";
 import loopDetection from "../../plugins/loop-detection/index.js";
 import { ManualClock, START_MS, storeWith } from "./run-manager-harness.js";
 

@@ -13,7 +13,8 @@ import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import { MemoryRunStore } from "../../kernel/runs/memory-store.js";
 import { RunManager } from "../../kernel/runs/run-manager.js";
 import { createRuntimeExecutor } from "../../kernel/runs/runtime-executor.js";
-import { ScriptedChatModel, type ScriptedAgent, type ScriptedFault } from "../../kernel/testing/scripted-model.js";
+import { workspacePlugin } from "../../plugins/workspace/index.js";
+import { ScriptedChatModel, type ScriptedAgent, type ScriptedFault } from "../../tools/testing/scripted-model.js";
 import { until } from "./run-manager-harness.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -30,15 +31,12 @@ async function serve(options: { script: ScriptedAgent; faults?: ScriptedFault[];
   const store = new MemoryRunStore();
   const bridge = new MemoryStreamBridge();
   const checkpointer = options.checkpointer ?? new MemorySaver();
-  const composition = compose({ name: "lead", plugins: [echo] });
+  const root = options.workspaceRoot;
+  // With a workspace root the stack has the workspace plugin: its `rollback` port undoes the run's files.
+  const composition = root ? compose({ name: "lead", plugins: [echo, workspacePlugin] }, { config: [{ workspace: { root } }] }) : compose({ name: "lead", plugins: [echo] });
   const model = new ScriptedChatModel({ script: options.script, faults: options.faults ?? [] });
   const runtime = createAgentRuntime(composition, { model, checkpointer });
-  const root = options.workspaceRoot;
-  const executor = createRuntimeExecutor({
-    runtime,
-    checkpointer,
-    ...(root ? { workspaceDir: (threadId: string) => path.join(root, threadId), workspaceFiles: () => ({}) } : {}),
-  });
+  const executor = createRuntimeExecutor({ runtime, checkpointer });
   const manager = new RunManager({ store, bridge, executor, shutdownGraceMs: 0, log: () => {}, ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}) });
   cleanups.push(() => manager.shutdown());
   const now = new Date().toISOString();

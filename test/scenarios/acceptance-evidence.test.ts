@@ -6,7 +6,7 @@ import { validate } from "../../contracts/registry.js";
 import { compose } from "../../kernel/compose/index.js";
 import { createAgentRuntime } from "../../kernel/loop/runtime.js";
 import type { WorkspacePort } from "../../kernel/ports/workspace.js";
-import { ScriptedChatModel } from "../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel } from "../../tools/testing/scripted-model.js";
 import {
   acceptancePlugin,
   evaluateRunAcceptance,

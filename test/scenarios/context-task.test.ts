@@ -4,7 +4,7 @@ import { compose } from "../../kernel/compose/index.js";
 import { RunScope, steppingClock, type ModelRequestRecord } from "../../kernel/loop/run-scope.js";
 import { createAgentRuntime } from "../../kernel/loop/runtime.js";
 import { isHidden, messageText } from "../../kernel/loop/message-meta.js";
-import { ScriptedChatModel } from "../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel } from "../../tools/testing/scripted-model.js";
 import durableContext from "../../plugins/durable-context/index.js";
 import messageCoalescing from "../../plugins/message-coalescing/index.js";
 import summarization, { type SummaryState } from "../../plugins/summarization/index.js";

@@ -7,7 +7,7 @@ import { compose } from "../../kernel/compose/compose.js";
 import { createAgentRuntime } from "../../kernel/loop/runtime.js";
 import { definePlugin } from "../../kernel/plugin/define-plugin.js";
 import type { KeelTool, Plugin } from "../../kernel/plugin/types.js";
-import { ScriptedChatModel, type ScriptedAgent } from "../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel, type ScriptedAgent } from "../testing/scripted-model.js";
 
 const TOOL_TURNS = 200;
 const REPEATS = 5;

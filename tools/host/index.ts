@@ -12,6 +12,7 @@ export { createChildRunner, type ChildRunnerOptions } from "../../kernel/loop/ch
 export { createRuntimeExecutor, type RuntimeExecutor, type RuntimeExecutorOptions } from "../../kernel/runs/runtime-executor.js";
 export { installSignalHandlers, type SignalHandlerOptions } from "../../kernel/runs/signal-handlers.js";
 export { sanitizeRunRequest } from "../../kernel/runs/request-hygiene.js";
+export { runtimeOwnedChannels, runtimeOwnedKeys } from "../../kernel/compose/runtime-owned.js";
 export type { RunExecutor, ExecutionIO, ExecutionResult, RollbackPoint } from "../../kernel/runs/executor.js";
 export { MemoryRunStore } from "../../kernel/runs/memory-store.js";
 export { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";

@@ -12,8 +12,8 @@ import { RunScope, steppingClock, type JournalRecord, type ModelRequestRecord, t
 import { createAgentRuntime } from "../../kernel/loop/runtime.js";
 import { createChildRunner } from "../../kernel/loop/children.js";
 import type { ChildAgentResult } from "../../kernel/ports/agents.js";
-import { ScriptedChatModel } from "../../kernel/testing/scripted-model.js";
-import { seedWorkspace, snapshotWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
+import { ScriptedChatModel } from "../testing/scripted-model.js";
+import { seedWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
 import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
 import { composeSubagentStack } from "../stacks/subagent-stack.js";
 import { buildRunReport, withChildren, type RunReport } from "./run-report.js";
@@ -90,7 +90,6 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
     const result = await runtime.run({ threadId, runId, input: scenario.input, scope, ...(options.signal ? { signal: options.signal } : {}) });
     scope.emit("end", null);
 
-    const dir = workspaceDir({ root }, threadId);
     const report = buildRunReport({
       scenario: scenario.name,
       threadId,
@@ -99,10 +98,9 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
       events,
       journal,
       modelRequests,
-      workspaceFiles: leadComposition.plugins.has("workspace") ? snapshotWorkspace(dir) : {},
       compositions: { lead: leadComposition, subagent: subComposition },
     });
-    return withChildren(report, journal, children);
+    return withChildren(report, journal, children, subComposition);
   } finally {
     clearInterval(keepAlive);
     if (!options.keepWorkspace) rmSync(root, { recursive: true, force: true });

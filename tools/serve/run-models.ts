@@ -5,7 +5,7 @@ import type { ChatResult } from "@langchain/core/outputs";
 import type { ScenarioV1 } from "../../contracts/scenario/v1.js";
 import { KeelError } from "../../kernel/errors.js";
 import { packageRoot } from "../../kernel/package-root.js";
-import { ScriptedChatModel, type ScriptedAgent, type ScriptedChatModelOptions, type ScriptedFault } from "../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel, type ScriptedAgent, type ScriptedChatModelOptions, type ScriptedFault } from "../testing/scripted-model.js";
 import { loadScenarioFile } from "../scenario/load-scenario.js";
 import { DEFAULT_PROVIDER_IDLE_MS, idleTimeoutFetch } from "../../plugins/error-fallback/idle-timeout-fetch.js";
 import type { ModelSpec, ProviderModelSpec } from "./model-spec.js";

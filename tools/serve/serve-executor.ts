@@ -4,6 +4,7 @@ import type { ScenarioV1 } from "../../contracts/scenario/v1.js";
 import type { StackV1 } from "../../contracts/stack/v1.js";
 import { compose } from "../../kernel/compose/index.js";
 import type { Composition, StackInput } from "../../kernel/compose/types.js";
+import { runtimeOwnedKeys } from "../../kernel/compose/runtime-owned.js";
 import { KeelError } from "../../kernel/errors.js";
 import { createChildRunner } from "../../kernel/loop/children.js";
 import { createAgentRuntime } from "../../kernel/loop/runtime.js";
@@ -12,7 +13,7 @@ import type { RunExecutor } from "../../kernel/runs/executor.js";
 import { createRuntimeExecutor, type RuntimeExecutor } from "../../kernel/runs/runtime-executor.js";
 import type { RunStore } from "../../kernel/runs/types.js";
 import { publicValues } from "../../plugins/gateway/index.js";
-import { seedWorkspace, snapshotWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
+import { seedWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
 import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
 import { composeSubagentStack } from "../stacks/subagent-stack.js";
 import type { RunModels } from "./run-models.js";
@@ -49,6 +50,12 @@ interface ServedStack {
 
 type ConfigMap = Record<string, Record<string, unknown>>;
 
+/** The executor, and what the run manager's request hygiene needs from the served stacks. */
+export interface ServeExecutor extends RunExecutor {
+  /** `runtimeOwnedKeys` of every served composition (leads and subagents): a request may not set them. */
+  readonly runtimeOwnedKeys: readonly string[];
+}
+
 /** The lead's turn budget when nothing else says. */
 const LEAD_DEFAULT_MAX_TURNS = 150;
 
@@ -58,7 +65,7 @@ const LEAD_DEFAULT_MAX_TURNS = 150;
  * afresh on every run. Stacks are composed once, at start: a stack that does not
  * compose stops the server from starting, not a run.
  */
-export async function createServeExecutor(options: ServeExecutorOptions): Promise<RunExecutor> {
+export async function createServeExecutor(options: ServeExecutorOptions): Promise<ServeExecutor> {
   const { checkpointer, models } = options;
   const workspaceConfig = { root: options.workspaceRoot, bash: options.bash, ...(models.scenario?.bash ? { scriptedBash: models.scenario.bash } : {}) };
   const dirOf = (threadId: string) => workspaceDir(workspaceConfig, threadId);
@@ -70,11 +77,8 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
     const subLayers = stackConfig(subStack.stack, workspaceConfig, models.scenario, true);
     const subagent = composeSubagentStack(subStack.stack, { plugins: subStack.plugins, config: subLayers });
     const composeChild = (extra: readonly ConfigMap[]) => (extra.length === 0 ? subagent : composeSubagentStack(subStack.stack, { plugins: subStack.plugins, config: [...subLayers, ...extra] }));
-    const reader = createRuntimeExecutor({
-      runtime: createAgentRuntime(lead, { model: models.forLead("reader"), checkpointer }),
-      checkpointer,
-      ...(lead.plugins.has("workspace") ? { workspaceDir: dirOf } : {}),
-    });
+    // The workspace plugin's `rollback` port puts a thread's files back with its checkpoint.
+    const reader = createRuntimeExecutor({ runtime: createAgentRuntime(lead, { model: models.forLead("reader"), checkpointer }), checkpointer });
     stacks.set(name, { lead, subagent, composeChild, reader });
   }
   const stackOf = (assistantId: string): ServedStack => {
@@ -86,6 +90,7 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
   const defaultMaxTurns = Math.min(models.scenario?.maxTurns ?? LEAD_DEFAULT_MAX_TURNS, options.maxTurns);
 
   return {
+    runtimeOwnedKeys: runtimeOwnedKeys([...stacks.values()].flatMap((s) => [s.lead, s.subagent])),
     async execute(run, io) {
       const stack = stackOf(run.assistantId);
       const dir = dirOf(run.threadId);
@@ -109,7 +114,6 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
       executor = createRuntimeExecutor({
         runtime,
         checkpointer,
-        ...(stack.lead.plugins.has("workspace") ? { workspaceDir: dirOf, workspaceFiles: snapshotWorkspace } : {}),
         subagentComposition: stack.subagent,
         maxTurns: defaultMaxTurns,
       });

@@ -59,6 +59,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       executor,
       maxTurns: options.maxTurns,
       allowedModels: serverModelAllowlist(options.model, options.summarizerModel),
+      runtimeOwnedKeys: executor.runtimeOwnedKeys,
       ...options.lease,
       log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`),
     });

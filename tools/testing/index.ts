@@ -1,5 +1,5 @@
 /** `keel/testing`: scripted models, the scenario runner and the plugin tester. */
-export { ScriptedChatModel, ScriptedProviderError, estimateUsage, type ScriptedAgent, type ScriptedTurn, type ScriptedFault, type ScriptedToolCall } from "../../kernel/testing/scripted-model.js";
+export { ScriptedChatModel, ScriptedProviderError, estimateUsage, type ScriptedAgent, type ScriptedTurn, type ScriptedFault, type ScriptedToolCall } from "./scripted-model.js";
 export { runScenario, SCENARIO_CLOCK_START, type RunScenarioOptions } from "../scenario/run-scenario.js";
 export { assertScenario, loadScenarioFile } from "../scenario/load-scenario.js";
 export { summarizeReport, type RunReport } from "../scenario/run-report.js";

@@ -3,7 +3,7 @@ import { validate } from "../../../contracts/registry.js";
 import { compose } from "../../../kernel/compose/index.js";
 import { createChildRunner } from "../../../kernel/loop/children.js";
 import { createAgentRuntime } from "../../../kernel/loop/runtime.js";
-import { ScriptedChatModel, type ScriptedAgent } from "../../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel, type ScriptedAgent } from "../../../tools/testing/scripted-model.js";
 import batchLeasing from "../../../plugins/batch-leasing/index.js";
 import subagents from "../../../plugins/subagents/index.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ModelCallError } from "../../../kernel/loop/model-call.js";
-import { ScriptedProviderError } from "../../../kernel/testing/scripted-model.js";
+import { ScriptedProviderError } from "../../../tools/testing/scripted-model.js";
 import { classifyProviderError, retryAfterMs } from "../../../plugins/error-fallback/index.js";
 
 const NOW = Date.parse("2026-01-01T00:00:00.000Z");

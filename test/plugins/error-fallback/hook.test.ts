@@ -4,7 +4,7 @@ import { KeelError } from "../../../kernel/errors.js";
 import { ModelCallError } from "../../../kernel/loop/model-call.js";
 import { keelMeta, usableText } from "../../../kernel/loop/message-meta.js";
 import type { GuardEventData, HookContext, ModelRequest } from "../../../kernel/plugin/types.js";
-import { ScriptedProviderError } from "../../../kernel/testing/scripted-model.js";
+import { ScriptedProviderError } from "../../../tools/testing/scripted-model.js";
 import { createErrorFallbackPlugin, DEFAULT_OPTIONS, errorFallbackManifest } from "../../../plugins/error-fallback/index.js";
 import { PluginTester } from "../../../tools/testing/plugin-tester.js";
 

@@ -6,7 +6,7 @@ import { validate } from "../../../contracts/registry.js";
 import { compose } from "../../../kernel/compose/index.js";
 import { ownModelRetries, warnOnModelRetries } from "../../../kernel/loop/model-retries.js";
 import { createAgentRuntime } from "../../../kernel/loop/runtime.js";
-import { ScriptedChatModel } from "../../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel } from "../../../tools/testing/scripted-model.js";
 import { createErrorFallbackPlugin } from "../../../plugins/error-fallback/index.js";
 import { runWith } from "../../loop/harness.js";
 

@@ -5,7 +5,7 @@ import { isHidden, messageText } from "../../../kernel/loop/message-meta.js";
 import type { StopReasonEntry } from "../../../kernel/loop/status.js";
 import type { ModelRequestRecord, StreamEventRecord } from "../../../kernel/loop/run-scope.js";
 import type { ChannelUpdate, HookContext, ModelRequest, Plugin } from "../../../kernel/plugin/types.js";
-import type { ScriptedTurn } from "../../../kernel/testing/scripted-model.js";
+import type { ScriptedTurn } from "../../../tools/testing/scripted-model.js";
 import { pluginRuntime } from "../plugin-runtime.js";
 import finishReason from "../../../plugins/finish-reason/index.js";
 import loopDetection, { freshLoopState, type LoopState } from "../../../plugins/loop-detection/index.js";

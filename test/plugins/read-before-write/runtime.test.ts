@@ -11,7 +11,7 @@ import type { StreamEventRecord } from "../../../kernel/loop/run-scope.js";
 import { createAgentRuntime } from "../../../kernel/loop/runtime.js";
 import { definePlugin } from "../../../kernel/plugin/define-plugin.js";
 import type { Plugin } from "../../../kernel/plugin/types.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel, type ScriptedTurn } from "../../../tools/testing/scripted-model.js";
 import { createReadBeforeWritePlugin, readBeforeWritePlugin } from "../../../plugins/read-before-write/index.js";
 import { workspaceDir, workspacePlugin } from "../../../plugins/workspace/index.js";
 import { PluginTester } from "../../../tools/testing/plugin-tester.js";

@@ -7,7 +7,7 @@ import type { ModelRequestRecord } from "../../../kernel/loop/run-scope.js";
 import { createAgentRuntime } from "../../../kernel/loop/runtime.js";
 import { definePlugin } from "../../../kernel/plugin/define-plugin.js";
 import type { ChannelUpdate, HookContext, KeelTool, ToolRequest } from "../../../kernel/plugin/types.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel, type ScriptedTurn } from "../../../tools/testing/scripted-model.js";
 import { LEDGER_HEADER, LEDGER_OMITTED, receiptsPlugin, type Receipt } from "../../../plugins/receipts/index.js";
 
 const sha16 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex").slice(0, 16);

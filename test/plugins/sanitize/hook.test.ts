@@ -7,7 +7,7 @@ import type { ModelRequestRecord } from "../../../kernel/loop/run-scope.js";
 import { createAgentRuntime } from "../../../kernel/loop/runtime.js";
 import { definePlugin } from "../../../kernel/plugin/define-plugin.js";
 import type { KeelTool } from "../../../kernel/plugin/types.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel, type ScriptedTurn } from "../../../tools/testing/scripted-model.js";
 import { receiptsPlugin, type Receipt } from "../../../plugins/receipts/index.js";
 import { sanitizePlugin } from "../../../plugins/sanitize/index.js";
 

@@ -10,7 +10,7 @@ import { createAgentRuntime } from "../../../kernel/loop/runtime.js";
 import { definePlugin } from "../../../kernel/plugin/define-plugin.js";
 import type { KeelTool } from "../../../kernel/plugin/types.js";
 import type { AgentsPort } from "../../../kernel/ports/agents.js";
-import { ScriptedChatModel, type ScriptedAgent } from "../../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel, type ScriptedAgent } from "../../../tools/testing/scripted-model.js";
 import durableContext from "../../../plugins/durable-context/index.js";
 import receipts from "../../../plugins/receipts/index.js";
 import subagents, { childHasReceipts, COMPLETION_NOTE, DELEGATION_SECTION, taskTool } from "../../../plugins/subagents/index.js";

@@ -8,7 +8,7 @@ import type { StreamEventRecord } from "../../../kernel/loop/run-scope.js";
 import { createAgentRuntime } from "../../../kernel/loop/runtime.js";
 import { definePlugin } from "../../../kernel/plugin/define-plugin.js";
 import type { ChildAgentResult } from "../../../kernel/ports/agents.js";
-import { ScriptedChatModel, type ScriptedAgent, type ScriptedFault } from "../../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel, type ScriptedAgent, type ScriptedFault } from "../../../tools/testing/scripted-model.js";
 import subagents from "../../../plugins/subagents/index.js";
 
 const task = (id: string, args: Record<string, unknown> = {}) => ({

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { messageText } from "../../../kernel/loop/message-meta.js";
 import { modelSummarizer, SUMMARY_INSTRUCTIONS } from "../../../kernel/loop/summarize.js";
 import { turnsByAgent } from "../../../kernel/report/run-report.js";
-import { ScriptedChatModel, type ScriptedFault } from "../../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel, type ScriptedFault } from "../../../tools/testing/scripted-model.js";
 import { createErrorFallbackPlugin } from "../../../plugins/error-fallback/index.js";
 import loopDetection from "../../../plugins/loop-detection/index.js";
 import summarization, { SUMMARY_HEADING, type SummaryState } from "../../../plugins/summarization/index.js";

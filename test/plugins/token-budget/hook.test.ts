@@ -3,7 +3,7 @@ import { compose } from "../../../kernel/compose/index.js";
 import type { CompositionError } from "../../../kernel/errors.js";
 import { messageText } from "../../../kernel/loop/message-meta.js";
 import type { StreamEventRecord } from "../../../kernel/loop/run-scope.js";
-import type { ScriptedTurn } from "../../../kernel/testing/scripted-model.js";
+import type { ScriptedTurn } from "../../../tools/testing/scripted-model.js";
 import { echoTools, pluginRuntime } from "../plugin-runtime.js";
 import tokenBudget from "../../../plugins/token-budget/index.js";
 

@@ -5,7 +5,7 @@ import { definePlugin } from "../../../kernel/plugin/define-plugin.js";
 import type { KeelTool, ToolOutput } from "../../../kernel/plugin/types.js";
 import { createAgentRuntime } from "../../../kernel/loop/runtime.js";
 import { RunScope, systemClock, type StreamEventRecord } from "../../../kernel/loop/run-scope.js";
-import { ScriptedChatModel, type ScriptedTurn } from "../../../kernel/testing/scripted-model.js";
+import { ScriptedChatModel, type ScriptedTurn } from "../../../tools/testing/scripted-model.js";
 import { toolProgressPlugin, type ToolProgressValue } from "../../../plugins/tool-progress/index.js";
 import { PluginTester } from "../../../tools/testing/plugin-tester.js";
 

@@ -34,7 +34,7 @@ describe("workspace plugin", () => {
       expect(tool.schema.additionalProperties).toBe(false);
     }
     expect(workspacePlugin.manifest.channels?.bashRuns?.reducer).toBe("append");
-    expect(workspacePlugin.manifest.provides).toEqual(["workspace"]);
+    expect(workspacePlugin.manifest.provides).toEqual(["workspace", "rollback"]);
   });
 
   it("has a closed config schema whose defaults match the README", () => {

@@ -7,7 +7,13 @@
 import { randomUUID } from "node:crypto";
 import { cp, lstat, mkdtemp, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import type { StagedRollback } from "./checkpoint-rollback.js";
+import type { RollbackPort, StagedRollback } from "../../kernel/ports/rollback.js";
+import { workspaceDir } from "./paths.js";
+
+/** The `rollback` port of the workspace plugin: the thread's directory, copied before each run. */
+export function workspaceRollbackPort(config: Readonly<Record<string, unknown>>): RollbackPort {
+  return { capture: (threadId, { scratchDir }) => captureWorkspaceRollback(workspaceDir(config, threadId), scratchDir) };
+}
 
 const COPY_OPTIONS = { recursive: true, verbatimSymlinks: true, preserveTimestamps: true, errorOnExist: true, force: false } as const;
 

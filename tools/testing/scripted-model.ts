@@ -1,7 +1,7 @@
 import { BaseChatModel, type BaseChatModelCallOptions, type BindToolsInput } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
-import { messageText } from "../loop/message-meta.js";
+import { messageText } from "../../kernel/loop/message-meta.js";
 
 export interface ScriptedToolCall {
   name: string;
