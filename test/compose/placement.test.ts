@@ -1,4 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { HOOK_NAMES } from "../../contracts/shared.js";
 import { compose } from "../../kernel/compose/compose.js";
 import type { ComposeOptions, StackInput } from "../../kernel/compose/types.js";
 import { CompositionError, type CompositionProblem } from "../../kernel/errors.js";
@@ -111,5 +113,38 @@ describe("hook placements (hooks.<hook>.order)", () => {
   it("compose refuses a stack whose `extends` was not resolved by loadStack", () => {
     const problems = problemsOf({ name: "child", extends: "lead", plugins: [] } as StackInput, { plugins: [] });
     expect(problems).toEqual([expect.objectContaining({ code: "KEEL_ERR_STACK_INVALID", pointer: "/extends" })]);
+  });
+
+  it("property: in every composition that composes, each hook chain runs its pre plugins first and its post plugins last", () => {
+    const placement = fc.constantFrom(undefined, "pre", "post");
+    const sketch = fc.record({
+      hooks: fc.dictionary(fc.constantFrom(...HOOK_NAMES), placement, { maxKeys: 3 }),
+      before: fc.subarray([0, 1, 2, 3, 4, 5, 6, 7], { maxLength: 2 }),
+    });
+    fc.assert(
+      fc.property(fc.array(sketch, { minLength: 2, maxLength: 8 }), (sketches) => {
+        const names = sketches.map((_, i) => `p${i}`);
+        const plugins = sketches.map((s, i) =>
+          pluginFrom({
+            name: names[i]!,
+            hooks: Object.fromEntries(Object.entries(s.hooks).map(([h, o]) => [h, o === undefined ? {} : { order: o }])),
+            requiresBefore: s.before.filter((j) => j < i).map((j) => ({ name: names[j]!, optional: true })),
+          }),
+        );
+        let composition;
+        try {
+          composition = compose({ name: "s", plugins: names }, { plugins });
+        } catch (error) {
+          const codes = (error as CompositionError).problems.map((p) => p.code);
+          expect(codes.every((c) => c === "KEEL_ERR_COMPOSE_PLACEMENT_CONFLICT" || c === "KEEL_ERR_COMPOSE_CYCLE")).toBe(true);
+          return;
+        }
+        for (const hook of HOOK_NAMES) {
+          const rank = composition.hooks[hook].map((n) => ({ pre: 0, post: 2 })[sketches[names.indexOf(n)]!.hooks[hook] as "pre" | "post"] ?? 1);
+          expect(rank).toEqual([...rank].sort((a, b) => a - b));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
