@@ -7,6 +7,8 @@ export const excludedFromTests = [...configDefaults.exclude, "**/.keel/**", "dis
 export default defineConfig({
   test: {
     exclude: excludedFromTests,
+    // Fixture packages (test/fixtures/third-party-plugin) import `keel` by name: link it first.
+    globalSetup: ["test/link-fixture-packages.ts"],
     // Hang guards, not performance limits: the machines are shared 2-core boxes, and a
     // scenario that takes 2 s alone can take 10 s while other suites run beside it.
     testTimeout: 30_000,

@@ -57,12 +57,16 @@ export const ERRORS = {
     solve: "Add the required plugin, or make the entry `{ name, optional: true }` if it is only an ordering rule.",
   },
   KEEL_ERR_COMPOSE_CYCLE: {
-    description: "The ordering constraints (`requiresBefore` and `order`) form a cycle; the message shows the whole path and the declaration behind each edge.",
+    description: "The ordering constraints (`requiresBefore`, `order` and hook placements) form a cycle; the message shows the whole path and the declaration behind each edge.",
     solve: "Remove or reverse one of the listed edges.",
+  },
+  KEEL_ERR_COMPOSE_PLACEMENT_CONFLICT: {
+    description: "A hook's placement (`hooks.<hook>.order: \"pre\"` or `\"post\"`) contradicts a `requiresBefore` or a stack `order` pair; the message names both plugins and the declarations.",
+    solve: "Remove the placement, or the declaration that orders the two plugins the other way.",
   },
   KEEL_ERR_COMPOSE_RACE: {
     description: "Two plugins access the same channel in the same hook (write/write or read/write) with no order between them.",
-    solve: "Add one of the suggested pairs to the stack's `order`, or declare a `requiresBefore` edge in one plugin.",
+    solve: "Add one of the suggested pairs to the stack's `order`, or order it in the manifest you control: a `requiresBefore` entry, or a hook placement `hooks.<hook>.order: \"pre\"` / `\"post\"`.",
   },
   KEEL_ERR_COMPOSE_REJECTED: {
     description: "A stack did not compose; `CompositionError.problems` lists every problem, each with its own code.",
@@ -83,6 +87,10 @@ export const ERRORS = {
   KEEL_ERR_STACK_INVALID: {
     description: "A stack file does not match the stack@1 contract, or cannot be read.",
     solve: "Fix the stack file at the given JSON pointer.",
+  },
+  KEEL_ERR_STACK_EXTENDS_CYCLE: {
+    description: "A stack's `extends` chain comes back to a stack already in it (`a` extends `b` extends `a`); the message lists the chain.",
+    solve: "Remove one `extends` so the chain ends at a stack that extends nothing.",
   },
   KEEL_ERR_STACK_NOT_FOUND: {
     description: "A stack name is neither built in (`lead`, `subagent`) nor an existing file.",

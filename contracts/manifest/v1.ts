@@ -11,8 +11,22 @@ export type Reference = Static<typeof Reference>;
 
 const AccessList = Type.Array(Reference);
 
+/**
+ * Where a hook sits in its chain without naming peers (Rollup's hook `order`): `pre` runs
+ * before, `post` after every plugin of the stack that has the same hook without that placement,
+ * in the hook's execution order (wrap hooks: `pre` outermost, `post` innermost; after* hooks
+ * run reversed, so their edges point the other way in the composed order).
+ */
+export const HookPlacement = Type.Union([Type.Literal("pre"), Type.Literal("post")]);
+export type HookPlacement = Static<typeof HookPlacement>;
+
 export const HookDeclaration = Type.Object(
-  { observes: Type.Optional(AccessList), mutates: Type.Optional(AccessList), retries: Type.Optional(Type.Boolean()) },
+  {
+    observes: Type.Optional(AccessList),
+    mutates: Type.Optional(AccessList),
+    retries: Type.Optional(Type.Boolean()),
+    order: Type.Optional(HookPlacement),
+  },
   { additionalProperties: false },
 );
 export type HookDeclaration = Static<typeof HookDeclaration>;

@@ -32,7 +32,12 @@ const StackFields = {
 const InlineSubagentStack = Type.Object({ ...StackFields, subagentStack: Type.Optional(Type.String({ minLength: 1 })) }, { additionalProperties: false });
 
 export const StackV1 = Type.Object(
-  { ...StackFields, subagentStack: Type.Optional(Type.Union([Type.String({ minLength: 1 }), InlineSubagentStack])) },
+  {
+    ...StackFields,
+    subagentStack: Type.Optional(Type.Union([Type.String({ minLength: 1 }), InlineSubagentStack])),
+    /** A built-in stack name or a path (relative to this file) whose plugins, order and config come first (`loadStack` resolves it). */
+    extends: Type.Optional(Type.String({ minLength: 1 })),
+  },
   { additionalProperties: false },
 );
 export type StackV1 = Static<typeof StackV1>;

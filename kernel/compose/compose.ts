@@ -7,6 +7,7 @@ import { resolveConfigs } from "./config.js";
 import { checkContractsAndPorts } from "./contracts.js";
 import { buildComposition } from "./build-composition.js";
 import { buildOrderingGraph } from "./graph.js";
+import { addPlacementEdges } from "./placements.js";
 import { checkRaces } from "./races.js";
 import { resolveStackEntries } from "./resolve-plugins.js";
 import { reportCycles, sortStable } from "./toposort.js";
@@ -33,6 +34,7 @@ export function compose(stack: StackInput, options: ComposeOptions = {}): Compos
   checkContractsAndPorts(members, problems);
 
   const graph = buildOrderingGraph(members, listed, stack?.order, problems);
+  addPlacementEdges(members, graph, problems);
   const sorted = sortStable(graph);
   reportCycles(graph, sorted.cycles, problems);
 

@@ -13,6 +13,8 @@ export interface OrderingGraph {
   readonly edges: readonly OrderingEdge[];
   /** The declarations behind the edge `before → after`. */
   reasons(before: number, after: number): readonly string[];
+  /** Add an edge (later steps: hook placements); a repeated reason for a pair is ignored. */
+  addEdge(before: number, after: number, reason: string): void;
 }
 
 /**
@@ -96,5 +98,6 @@ export function buildOrderingGraph(
     succ,
     edges,
     reasons: (before, after) => reasonsByPair.get(before * n + after) ?? [],
+    addEdge,
   };
 }

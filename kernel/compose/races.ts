@@ -65,7 +65,10 @@ export function checkRaces(
           conflict === "both"
             ? `${tick(first)} and ${tick(second)} both mutate ${tick(channel)}`
             : `${tick(graph.names[conflict[0].id]!)} mutates and ${tick(graph.names[conflict[1].id]!)} observes ${tick(channel)}`;
-        const fix = `add ${orderPair(first, second)} or ${orderPair(second, first)} to order`;
+        const fix =
+          `add ${orderPair(first, second)} or ${orderPair(second, first)} to the stack's order, ` +
+          `or order them in the manifest you control: \`"requiresBefore": ["${first}"]\` in ${tick(second)} or \`"requiresBefore": ["${second}"]\` in ${tick(first)}, ` +
+          `or place the hook with \`hooks.${hook}.order\`: "pre" (runs first in ${hook}) or "post" (runs last)`;
         found.push({
           hook: (HOOK_NAMES as readonly string[]).indexOf(hook),
           channel,

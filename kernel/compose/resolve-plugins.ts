@@ -59,6 +59,16 @@ export function resolveStackEntries(stack: StackInput, options: ComposeOptions, 
     return [];
   }
 
+  if (typeof (stack as { extends?: unknown }).extends === "string") {
+    problems.push({
+      code: "KEEL_ERR_STACK_INVALID",
+      message: `stack ${tick(stackName)} still \`extends\` ${tick((stack as { extends: string }).extends)}; compose takes a resolved stack: read it with \`loadStack\` (or \`keel compose\`), which merges the base stack in`,
+      plugins: [],
+      pointer: "/extends",
+      fix: "load the stack with `loadStack` before calling `compose`",
+    });
+  }
+
   const candidates: Candidate[] = [];
   stack.plugins.forEach((entry: unknown, index) => {
     const pointer = `/plugins/${index}`;

@@ -185,7 +185,7 @@ describe("race check", () => {
   it("names the plugins in listing order and the writer first in the message", () => {
     const plugins = [reader("first", "afterAgent", "messages"), writer("second", "afterAgent", "messages")];
     const [problem] = problemsOf({ name: "s", plugins: ["first", "second"] }, { plugins });
-    expect(problem).toMatchObject({ plugins: ["first", "second"], hook: "afterAgent", channel: "messages", fix: 'add ["first","second"] or ["second","first"] to order' });
+    expect(problem).toMatchObject({ plugins: ["first", "second"], hook: "afterAgent", channel: "messages", fix: expect.stringContaining(`add ["first","second"] or ["second","first"] to the stack's order, or order them in the manifest you control: \`"requiresBefore": ["first"]\` in \`second\``) });
     expect(problem!.message).toMatch(/^`second` mutates and `first` observes `messages` in afterAgent with no order between them/);
   });
 });
