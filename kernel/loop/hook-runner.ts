@@ -48,7 +48,14 @@ function checkWrapResult(result: unknown, plugin: string, hook: "wrapModelCall" 
   const ok = hook === "wrapModelCall" ? AIMessage.isInstance(result) : ToolMessage.isInstance(result);
   if (ok) return result;
   const expected = hook === "wrapModelCall" ? "an AIMessage" : "a ToolMessage";
-  const got = result === null ? "null" : Array.isArray(result) ? "an array" : typeof result === "object" ? `an object (${(result as object).constructor?.name ?? "no class"})` : typeof result;
+  const got =
+    result === null || result === undefined
+      ? String(result)
+      : Array.isArray(result)
+        ? "an array"
+        : typeof result === "object"
+          ? `an object (${(result as object).constructor?.name ?? "no class"})`
+          : `a ${typeof result}`;
   throw new KeelError(
     "KEEL_ERR_HOOK_RETURN_TYPE",
     `plugin \`${plugin}\` returned ${got} from ${hook}; a ${hook} hook must return ${expected}: what \`await next(request)\` gave it, or a new one`,

@@ -1,5 +1,6 @@
 import { compose } from "../../../kernel/compose/index.js";
 import { fixLine } from "../../../kernel/compose/messages.js";
+import type { StackV1 } from "../../../contracts/stack/v1.js";
 import type { StackInput } from "../../../kernel/compose/types.js";
 import { CompositionError, KeelError, type CompositionProblem } from "../../../kernel/errors.js";
 import { auditManifest, manifestAccepted, type ManifestProblem } from "../../../kernel/plugin/validate-manifest.js";
@@ -52,7 +53,7 @@ export async function pluginCommand(args: string[], io: CommandIO): Promise<numb
  * out of `problems`. A plugin named like a built-in is reported as a duplicate, and the stack
  * is composed with it in the built-in's place (never the built-in checked instead of it).
  */
-export async function checkPlugin(plugin: Plugin, stackRef: string, cwd: string): Promise<PluginCheckResult> {
+export async function checkPlugin(plugin: Plugin, stackRef: string | StackV1, cwd: string): Promise<PluginCheckResult> {
   const manifestProblems = auditManifest(plugin);
   const loaded = await loadStack(stackRef, { plugins: [plugin], cwd });
   const builtin = shadowedBuiltin(plugin);
