@@ -300,12 +300,12 @@ export class PluginTester {
       throw new CaseError(code, `case \`${testCase.name}\`: ${why}`, report);
     };
     const { outcome } = report;
-    if (outcome.error && MANIFEST_BREACHES.has(outcome.error.type) && testCase.expect?.errorType !== outcome.error.type) {
-      fail("KEEL_ERR_TESTER_MANIFEST_BREACH", `the plugin broke its manifest: ${outcome.error.type}: ${outcome.error.message}`);
-    }
     if (mutations.length > 0) {
       const seen = [...new Set(mutations.map((m) => `\`${m.path}\` in ${m.hook}`))];
       fail("KEEL_ERR_TESTER_STATE_MUTATED", `the plugin changed in place state it was handed: ${seen.join(", ")}; return an update (or pass a new request to \`next\`) instead of editing what it was given`);
+    }
+    if (outcome.error && MANIFEST_BREACHES.has(outcome.error.type) && testCase.expect?.errorType !== outcome.error.type) {
+      fail("KEEL_ERR_TESTER_MANIFEST_BREACH", `the plugin broke its manifest: ${outcome.error.type}: ${outcome.error.message}`);
     }
     const expected = testCase.expect ?? {};
     if (expected.status !== undefined && outcome.status !== expected.status) fail("KEEL_ERR_TESTER_EXPECTATION", `expected status \`${expected.status}\`, got \`${outcome.status}\` (${outcome.text})`);
