@@ -39,6 +39,8 @@ export interface KeelErrorOptions {
   /** The plugin and hook an error was raised in. */
   plugin?: string;
   hook?: string;
+  /** The `code` of a plugin's own error, kept when the kernel wraps it (as Rollup keeps `pluginCode`). */
+  pluginCode?: string;
 }
 
 /** Marks Keel errors across copies of the package (a plugin that loads its own `keel`): `instanceof` alone would miss them. */
@@ -51,6 +53,7 @@ export class KeelError<Code extends string = string> extends Error {
   readonly pointer?: string;
   readonly plugin?: string;
   readonly hook?: string;
+  readonly pluginCode?: string;
 
   constructor(code: Code, message: string, options: KeelErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -59,6 +62,7 @@ export class KeelError<Code extends string = string> extends Error {
     if (options.pointer !== undefined) this.pointer = options.pointer;
     if (options.plugin !== undefined) this.plugin = options.plugin;
     if (options.hook !== undefined) this.hook = options.hook;
+    if (options.pluginCode !== undefined) this.pluginCode = options.pluginCode;
   }
 
   override toString(): string {

@@ -1,7 +1,6 @@
-import type { ErrorObject } from "ajv";
 import { contractError } from "./errors.js";
 import { isRecord } from "./plain-object.js";
-import { compileSchema, toIssues, type ValidationIssue, type ValidationResult } from "./ajv.js";
+import { compileSchema, narrowUnionErrors, toIssues, type ValidationIssue, type ValidationResult } from "./ajv.js";
 import { publishedSchema, type ContractDefinition } from "./define.js";
 import acceptanceVerdictV1 from "./acceptance-verdict/v1.js";
 import delegationV1 from "./delegation/v1.js";
@@ -184,68 +183,6 @@ function pruneObject(schema: Schema, value: Record<string, unknown>): void {
     if (additional === false) delete value[key];
     else value[key] = dropUnknownProperties(additional, value[key]);
   }
-}
-
-function pointerOf(error: ErrorObject): string {
-  return toIssues([error])[0]!.pointer;
-}
-
-/**
- * AJV reports every failed branch of an `anyOf`. Keep only the branch the value was
- * meant for: the one whose first `const` mismatch (a discriminator such as `event`) is
- * deepest, then the one that got furthest into the value. So an invalid `guard` event
- * reports `/data/action`, not "`event` must be `values`" for nine other branches.
- */
-function narrowUnionErrors(errors: ErrorObject[]): ErrorObject[] {
-  let kept = [...errors];
-  const unions = errors
-    .filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf")
-    .sort((a, b) => b.schemaPath.length - a.schemaPath.length);
-  for (const union of unions) {
-    const prefix = `${union.schemaPath}/`;
-    const inside = (e: ErrorObject) =>
-      e !== union &&
-      e.schemaPath.startsWith(prefix) &&
-      (e.instancePath === union.instancePath || e.instancePath.startsWith(`${union.instancePath}/`));
-    const branchOf = (e: ErrorObject) => e.schemaPath.slice(prefix.length).split("/")[0]!;
-    const scores = new Map<string, { constDepth: number; depth: number }>();
-    for (const e of kept.filter(inside)) {
-      const depth = pointerOf(e).split("/").length;
-      const score = scores.get(branchOf(e)) ?? { constDepth: Infinity, depth: 0 };
-      if (e.keyword === "const") score.constDepth = Math.min(score.constDepth, depth);
-      score.depth = Math.max(score.depth, depth);
-      scores.set(branchOf(e), score);
-    }
-    if (scores.size === 0) continue;
-    const discriminator = sharedConstMismatch(kept.filter(inside), branchOf, scores.size);
-    if (discriminator) {
-      kept = kept.flatMap((e) => (e === union ? [discriminator] : inside(e) ? [] : [e]));
-      continue;
-    }
-    const bestConst = Math.max(...[...scores.values()].map((s) => s.constDepth));
-    const bestDepth = Math.max(...[...scores.values()].filter((s) => s.constDepth === bestConst).map((s) => s.depth));
-    const winners = new Set([...scores].filter(([, s]) => s.constDepth === bestConst && s.depth === bestDepth).map(([branch]) => branch));
-    kept = kept.filter((e) => (e === union ? winners.size > 1 : !inside(e) || winners.has(branchOf(e))));
-  }
-  return kept;
-}
-
-/**
- * When every branch fails on a `const` at one and the same pointer (an `event` no
- * branch knows), the only useful message is the list of values that would do.
- */
-function sharedConstMismatch(errors: ErrorObject[], branchOf: (e: ErrorObject) => string, branches: number): ErrorObject | undefined {
-  const consts = errors.filter((e) => e.keyword === "const");
-  const pointers = new Set(consts.map((e) => e.instancePath));
-  if (pointers.size !== 1 || new Set(consts.map(branchOf)).size !== branches) return undefined;
-  const allowed = [...new Set(consts.map((e) => (e.params as { allowedValue: unknown }).allowedValue))];
-  const first = consts[0]!;
-  return {
-    ...first,
-    keyword: "enum",
-    params: { allowedValues: allowed },
-    message: `must be one of ${allowed.map((v) => `\`${JSON.stringify(v)}\``).join(", ")}`,
-  };
 }
 
 function dedupe(issues: ValidationIssue[]): ValidationIssue[] {

@@ -104,9 +104,13 @@ export const ERRORS = {
     description: "A wrap hook called `next()` more than once without declaring `retries: true` for that hook.",
     solve: "Call `next()` once, or declare `hooks.<hook>.retries: true` in the manifest.",
   },
+  KEEL_ERR_HOOK_RETURN_TYPE: {
+    description: "A wrap hook resolved to something other than what its `next()` resolves to (an AIMessage for `wrapModelCall`, a ToolMessage for `wrapToolCall`); the message names the plugin and hook.",
+    solve: "Return `await next(request)` (or `next()`, the current request), or a new AIMessage / ToolMessage built from it.",
+  },
   KEEL_ERR_PLUGIN_FAILED: {
-    description: "A plugin hook threw an exception; the run ended `failed` and the message names the plugin and hook.",
-    solve: "Fix the plugin; the original error is kept as `cause` and in the journal.",
+    description: "A plugin hook threw an exception; the run ended `failed` and the message names the plugin and hook. An error with its own string `code` keeps it as `pluginCode` (and the message starts with it).",
+    solve: "Fix the plugin; the original error is kept as `cause` and in the journal. A plugin's own codes (`PLUGIN_<NAME>_…`) are described by its manifest's `errors` and in the plugin codes table below.",
   },
   KEEL_ERR_MODEL_FAILED: {
     description: "The model provider returned an error that no plugin handled.",
@@ -191,7 +195,35 @@ export const ERRORS = {
   ...CONTRACT_ERRORS,
   KEEL_ERR_SCENARIO_INVALID: {
     description: "A scenario file does not match scenario@1; the message names the JSON pointer.",
-    solve: "Fix the scenario at the given pointer (scenario@1, schemas/scenario.v1.schema.json).",
+    solve: "Fix the scenario at the given pointer (its schema is `schemas/scenario.v1.schema.json`).",
+  },
+  KEEL_ERR_TESTER_CASE_INVALID: {
+    description: "A PluginTester case is malformed: an unknown key in the case or its `expect`, no expectation at all, a name used twice, or a `scenario` that is not scenario@1 once the tester fills in `contract`, `version`, `name` and `stack`.",
+    solve: "Fix the case the message names; a case is `{ name, scenario, expect?, assert? }` with at least one `expect` entry or an `assert` (docs/plugin-tester.md).",
+  },
+  KEEL_ERR_TESTER_MANIFEST: {
+    description: "PluginTester's manifest audit (the same as `keel plugin check`'s) found a problem that rejects the manifest; no case ran.",
+    solve: "Fix each listed manifest problem; warnings (e.g. no `config` schema) do not fail the audit.",
+  },
+  KEEL_ERR_TESTER_EXPECTATION: {
+    description: "A PluginTester case ran, but an `expect` entry or its `assert` did not hold.",
+    solve: "Fix the plugin, or the expectation if the plugin is right; the message gives expected and actual values.",
+  },
+  KEEL_ERR_TESTER_MANIFEST_BREACH: {
+    description: "During a PluginTester case the plugin broke its manifest at run time (an undeclared write, `next()` twice, a wrong return type, a contract violation) and the case did not expect that error.",
+    solve: "Declare what the plugin does in its manifest, or stop doing it; a case that tests the failure sets `expect.errorType` to the code.",
+  },
+  KEEL_ERR_TESTER_STATE_MUTATED: {
+    description: "A hook changed, in place, state PluginTester handed it (a channel value, a message, a request); changes must go through the returned update, `ctx.update`, or the request passed to `next`.",
+    solve: "Copy before changing: return `{ channel: newValue }`, or call `next({ ...request, messages: [...] })`.",
+  },
+  KEEL_ERR_TESTER_NOT_REPEATABLE: {
+    description: "A PluginTester case gave different run reports on two fresh runtimes: the plugin keeps state between runs (module-level variables, caches) or depends on something outside the scenario.",
+    solve: "Keep per-run state in channels (or in a map keyed by `ctx.runId`), not in module variables.",
+  },
+  KEEL_ERR_TESTER_FAILED: {
+    description: "One or more PluginTester cases failed; `PluginTestFailure.failures` lists every one with its own code.",
+    solve: "Fix each listed case.",
   },
   KEEL_ERR_SCHEMAS_DRIFT: {
     description: "The committed `schemas/` differ from what `contracts/` generates.",
@@ -235,7 +267,7 @@ export const ERRORS = {
   },
   KEEL_ERR_HTTP_INVALID_BODY: {
     description: "An HTTP request's body, query or path parameter does not match the route's schema, or is not valid JSON (400); `pointer` names the offending value.",
-    solve: "Fix the value at `pointer` (plugins/gateway/README.md); unknown fields are ignored, wrong types and values are not.",
+    solve: "Fix the value at `pointer` (the message names the field and what it must be); unknown fields are ignored, wrong types and values are not.",
   },
   KEEL_ERR_HTTP_UNAUTHORIZED: {
     description: "An HTTP request carried no API key, or one that is not in `KEEL_API_KEYS` (401).",

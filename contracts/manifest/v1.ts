@@ -68,6 +68,16 @@ export const ChannelDeclaration = Type.Object(
 );
 export type ChannelDeclaration = Static<typeof ChannelDeclaration>;
 
+/**
+ * A plugin's own error codes: `PLUGIN_<NAME>_<PROBLEM>`, NAME the plugin's name in upper case
+ * with `-` as `_` (checked by the manifest audit). Listed in docs/errors.md for built-ins.
+ */
+export const PluginErrorSpec = Type.Object(
+  { description: Type.String({ minLength: 1 }), solve: Type.String({ minLength: 1 }) },
+  { additionalProperties: false },
+);
+export const PluginErrors = Type.Record(Type.String({ pattern: "^PLUGIN_[A-Z0-9]+(_[A-Z0-9]+)+$" }), PluginErrorSpec);
+
 const ContractRef = Type.String({ pattern: "^[a-z][a-z0-9-]*@\\S+$" });
 
 export const ManifestV1 = Type.Object(
@@ -101,6 +111,7 @@ export const ManifestV1 = Type.Object(
     config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     provides: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     requires: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    errors: Type.Optional(PluginErrors),
   },
   { additionalProperties: false },
 );

@@ -14,3 +14,13 @@ export function listNames(names: readonly string[]): string {
   if (quoted.length <= 1) return quoted.join("");
   return `${quoted.slice(0, -1).join(", ")} and ${quoted[quoted.length - 1]}`;
 }
+
+/**
+ * The `fix:` line to print under a problem's message, or undefined when the message already
+ * says it (quoting aside: "add … to `order`" and "add … to order" are one fix, printed once).
+ */
+export function fixLine(message: string, fix: string | undefined): string | undefined {
+  if (fix === undefined || fix.trim() === "") return undefined;
+  const plain = (text: string) => text.replace(/`/g, "").replace(/\s+/g, " ").trim().toLowerCase();
+  return plain(message).includes(plain(fix)) ? undefined : fix;
+}

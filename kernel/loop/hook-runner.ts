@@ -1,4 +1,4 @@
-import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { Composition } from "../compose/types.js";
 import { KeelError, isKeelError } from "../errors.js";
 import type { ChannelUpdate, GuardEventData, HookContext, HookName, ModelHandler, ModelRequest, ToolHandler, ToolRequest } from "../plugin/types.js";
@@ -26,13 +26,41 @@ export interface AgentIdentity {
 /** Errors from an inner layer pass through outer wrap hooks unchanged (not blamed on them). */
 const passingThrough = new WeakSet<object>();
 
-/** Blame a hook's own exception on it: coded errors keep their code, plain ones become KEEL_ERR_PLUGIN_FAILED. */
-export function blame(error: unknown, plugin: string, hook: HookName): unknown {
+/**
+ * Blame a hook's own exception on it: Keel errors keep their code, others become
+ * KEEL_ERR_PLUGIN_FAILED, keeping the error's own string `code` as `pluginCode` (with its
+ * `solve` line when the plugin's manifest registers the code under `errors`).
+ */
+export function blame(error: unknown, plugin: string, hook: HookName, codes?: Readonly<Record<string, { solve: string }>>): unknown {
   if (typeof error === "object" && error !== null && passingThrough.has(error)) return error;
   if (isKeelError(error) && error.plugin !== undefined) return error;
   if (isKeelError(error)) return new KeelError(error.code, `plugin \`${plugin}\` in ${hook}: ${error.message}`, { plugin, hook, cause: error, ...(error.pointer === undefined ? {} : { pointer: error.pointer }) });
   const message = error instanceof Error ? error.message : String(error);
-  return new KeelError("KEEL_ERR_PLUGIN_FAILED", `plugin \`${plugin}\` failed in ${hook}: ${message}`, { plugin, hook, cause: error });
+  const own = (error as { code?: unknown } | null)?.code;
+  const pluginCode = typeof own === "string" && own !== "" ? own : undefined;
+  const solve = pluginCode !== undefined && codes !== undefined && Object.hasOwn(codes, pluginCode) ? `; ${codes[pluginCode]!.solve}` : "";
+  const text = `plugin \`${plugin}\` failed in ${hook}: ${pluginCode === undefined ? "" : `${pluginCode}: `}${message}${solve}`;
+  return new KeelError("KEEL_ERR_PLUGIN_FAILED", text, { plugin, hook, cause: error, ...(pluginCode === undefined ? {} : { pluginCode }) });
+}
+
+/** What a wrap hook must resolve to: what its `next()` resolves to. */
+function checkWrapResult(result: unknown, plugin: string, hook: "wrapModelCall" | "wrapToolCall"): unknown {
+  const ok = hook === "wrapModelCall" ? AIMessage.isInstance(result) : ToolMessage.isInstance(result);
+  if (ok) return result;
+  const expected = hook === "wrapModelCall" ? "an AIMessage" : "a ToolMessage";
+  const got =
+    result === null || result === undefined
+      ? String(result)
+      : Array.isArray(result)
+        ? "an array"
+        : typeof result === "object"
+          ? `an object (${(result as object).constructor?.name ?? "no class"})`
+          : `a ${typeof result}`;
+  throw new KeelError(
+    "KEEL_ERR_HOOK_RETURN_TYPE",
+    `plugin \`${plugin}\` returned ${got} from ${hook}; a ${hook} hook must return ${expected}: what \`await next(request)\` gave it, or a new one`,
+    { plugin, hook },
+  );
 }
 
 /**
@@ -125,7 +153,7 @@ export class HookRunner {
         update = await fn(this.view(plugin, hook, state), ctx);
         if (update) this.checkUpdate(plugin, hook, update);
       } catch (error) {
-        throw blame(error, plugin, hook);
+        throw blame(error, plugin, hook, this.composition.plugins.get(plugin)?.plugin.manifest.errors);
       }
       if (update) state.apply(update, `plugin \`${plugin}\` (${hook})`);
     }
@@ -171,7 +199,8 @@ export class HookRunner {
       const inner = handler;
       handler = async (request: unknown) => {
         let calls = 0;
-        const next = async (req: unknown) => {
+        // `next()` without a request means "the current request", as the hook received it.
+        const next = async (req: unknown = request) => {
           if (++calls > 1 && !mayRetry) {
             throw new KeelError("KEEL_ERR_HOOK_NEXT_TWICE", `plugin \`${plugin}\` called next() twice in ${hook} without declaring \`retries: true\``, { plugin, hook });
           }
@@ -187,15 +216,18 @@ export class HookRunner {
         };
         const ctx = this.context(plugin, hook, turn, (update) => updates.push([plugin, update]), state);
         const view = this.view(plugin, hook, state);
+        let result: unknown;
         try {
-          return await fn({ ...(request as object), state: view }, next, ctx);
+          result = await fn({ ...(request as object), state: view }, next, ctx);
         } catch (error) {
-          throw blame(error, plugin, hook);
+          throw blame(error, plugin, hook, resolved.plugin.manifest.errors);
         }
+        return checkWrapResult(result, plugin, hook);
       };
     }
     return handler;
   }
 }
 
-export type { ModelRequest, ToolRequest, AIMessage, ToolMessage };
+export type { ModelRequest, ToolRequest };
+export type { AIMessage, ToolMessage } from "@langchain/core/messages";

@@ -1,3 +1,4 @@
+import { fixLine } from "../compose/messages.js";
 import { KeelError } from "../errors.js";
 import { validateManifest } from "./validate-manifest.js";
 import type { Hooks, KeelTool, Manifest, Plugin, PortFactory, ReportHook } from "./types.js";
@@ -26,7 +27,11 @@ export function definePlugin(definition: PluginDefinition): Plugin {
   const problems = validateManifest(plugin);
   if (problems.length > 0) {
     const first = problems[0]!;
-    throw new KeelError(first.code, problems.map((p) => p.message).join("; "), first.pointer === undefined ? {} : { pointer: first.pointer });
+    const lines = problems.map((p) => {
+      const fix = fixLine(p.message, p.fix);
+      return fix === undefined ? p.message : `${p.message} (fix: ${fix})`;
+    });
+    throw new KeelError(first.code, lines.join("; "), first.pointer === undefined ? {} : { pointer: first.pointer });
   }
   return plugin;
 }

@@ -37,13 +37,42 @@ describe("keel plugin check", () => {
     expect(doc.problems).toEqual([]);
   });
 
-  it("a missing config schema is a manifest problem at /config", async () => {
+  it("a missing config schema is a warning entry at /config: ok stays true, exit 0", async () => {
     const io = captureIO();
-    expect(await pluginCommand(["check", plugin("no-config"), "--json"], io)).toBe(1);
-    const [problem, ...rest] = io.json().manifestProblems;
+    expect(await pluginCommand(["check", plugin("no-config"), "--json"], io)).toBe(0);
+    const doc = io.json();
+    expect(doc.ok).toBe(true);
+    expect(doc.problems).toEqual([]);
+    const [problem, ...rest] = doc.manifestProblems;
     expect(rest).toEqual([]);
-    expect(problem).toMatchObject({ code: "KEEL_ERR_MANIFEST_INVALID", pointer: "/config" });
+    expect(problem).toMatchObject({ code: "KEEL_ERR_MANIFEST_INVALID", severity: "warning", pointer: "/config" });
     expect(problem.fix).toMatch(/declare `config`/);
+  });
+
+  it("text mode marks the warning and still says ok", async () => {
+    const io = captureIO();
+    expect(await pluginCommand(["check", plugin("no-config")], io)).toBe(0);
+    const lines = io.stdout.join("\n").split("\n");
+    expect(lines[0]).toBe("manifest of `no-config`: ok (1 warning)");
+    expect(lines[1]).toMatch(/^ {2}warning KEEL_ERR_MANIFEST_INVALID: manifest of `no-config` has no `config` schema/);
+    expect(lines.at(-1)).toBe("ok");
+  });
+
+  it("a module named like a built-in reports the duplicate instead of checking the built-in", async () => {
+    const io = captureIO();
+    expect(await pluginCommand(["check", plugin("loop-detection-clone"), "--json"], io)).toBe(1);
+    const doc = io.json();
+    expect(doc.ok).toBe(false);
+    expect(doc.manifestProblems).toEqual([]);
+    expect(doc.problems).toEqual([
+      expect.objectContaining({ code: "KEEL_ERR_COMPOSE_DUPLICATE", plugins: ["loop-detection"], message: expect.stringContaining("like a built-in plugin") }),
+    ]);
+  });
+
+  it("the built-in's own module is checked as itself, not as a duplicate", async () => {
+    const io = captureIO();
+    expect(await pluginCommand(["check", "plugins/loop-detection/index.ts", "--json"], io)).toBe(0);
+    expect(io.json()).toEqual({ ok: true, manifestProblems: [], problems: [] });
   });
 
   it("a race with a plugin of the --stack is reported as in `compose`, with the fix", async () => {
@@ -72,6 +101,8 @@ describe("keel plugin check", () => {
     expect(text).toContain("`trimmer` in stack `test/fixtures/stacks/with-redactor.json`: does not compose (1 problem)");
     expect(text).toContain("KEEL_ERR_COMPOSE_RACE: `redactor` and `trimmer` both mutate `messages`");
     expect(text).toContain(`fix: add ["redactor","trimmer"] or ["trimmer","redactor"] to the stack's order, or order them in the manifest you control`);
+    // The fix is printed once (the message names the race; the fix line says what to change).
+    expect(text.match(/or order them in the manifest you control/g)).toHaveLength(1);
     expect(text.endsWith("not ok")).toBe(true);
   });
 

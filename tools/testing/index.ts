@@ -3,4 +3,4 @@ export { ScriptedChatModel, ScriptedProviderError, estimateUsage, type ScriptedA
 export { runScenario, SCENARIO_CLOCK_START, type RunScenarioOptions } from "../scenario/run-scenario.js";
 export { assertScenario, loadScenarioFile } from "../scenario/load-scenario.js";
 export { summarizeReport, type RunReport } from "../scenario/run-report.js";
-export { PluginTester, PluginTestFailure, type PluginTestCase } from "./plugin-tester.js";
+export { PluginTester, PluginTestFailure, type PluginTestCase, type PluginTestCaseFailure, type PluginTestCode, type PluginTestExpectation, type PluginTesterOptions, type TestFramework } from "./plugin-tester.js";

@@ -1,4 +1,5 @@
 import { compose } from "../../../kernel/compose/index.js";
+import { fixLine } from "../../../kernel/compose/messages.js";
 import type { Composition } from "../../../kernel/compose/types.js";
 import { CompositionError, KeelError } from "../../../kernel/errors.js";
 import { HOOK_NAMES } from "../../../contracts/shared.js";
@@ -59,7 +60,8 @@ export function renderProblems(error: CompositionError): string {
   const lines = [`The stack does not compose (${error.problems.length} problem${error.problems.length === 1 ? "" : "s"}):`];
   for (const p of error.problems) {
     lines.push(`  ${p.code}: ${p.message}`);
-    if (p.fix && !p.message.includes(p.fix)) lines.push(`    fix: ${p.fix}`);
+    const fix = fixLine(p.message, p.fix);
+    if (fix !== undefined) lines.push(`    fix: ${fix}`);
   }
   return lines.join("\n");
 }

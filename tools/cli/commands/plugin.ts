@@ -1,9 +1,11 @@
 import { compose } from "../../../kernel/compose/index.js";
+import { fixLine } from "../../../kernel/compose/messages.js";
+import type { StackV1 } from "../../../contracts/stack/v1.js";
 import type { StackInput } from "../../../kernel/compose/types.js";
 import { CompositionError, KeelError, type CompositionProblem } from "../../../kernel/errors.js";
-import type { ManifestProblem } from "../../../kernel/plugin/validate-manifest.js";
+import { auditManifest, manifestAccepted, type ManifestProblem } from "../../../kernel/plugin/validate-manifest.js";
 import type { Plugin } from "../../../kernel/plugin/types.js";
-import { PluginTester } from "../../testing/plugin-tester.js";
+import { BUILTIN_PLUGINS } from "../../../plugins/builtins.js";
 import { loadPluginModule, loadStack } from "../../stacks/load-stack.js";
 import { parseCommandArgs, wantsJson } from "../args.js";
 import { EXIT_FAILED, EXIT_OK, failUsage, printJson, type CommandIO } from "../io.js";
@@ -11,7 +13,9 @@ import { EXIT_FAILED, EXIT_OK, failUsage, printJson, type CommandIO } from "../i
 const USAGE = "usage: keel plugin check MODULE [--stack STACK] [--json]";
 
 export interface PluginCheckResult {
+  /** True when no entry of `manifestProblems` (warnings aside) nor of `problems` is left. */
   ok: boolean;
+  /** The manifest audit; an entry with `severity: "warning"` (e.g. no `config` schema) does not make `ok` false. */
   manifestProblems: ManifestProblem[];
   problems: CompositionProblem[];
 }
@@ -34,7 +38,7 @@ export async function pluginCommand(args: string[], io: CommandIO): Promise<numb
     stackRef = values.stack ?? "lead";
     const plugin = await loadPluginModule(module, io.cwd);
     label = typeof plugin.manifest?.name === "string" ? `\`${plugin.manifest.name}\`` : `\`${module}\``;
-    result = await checkPlugin(plugin, module, stackRef, io.cwd);
+    result = await checkPlugin(plugin, stackRef, io.cwd);
   } catch (error) {
     return failUsage(io, json, error);
   }
@@ -44,23 +48,53 @@ export async function pluginCommand(args: string[], io: CommandIO): Promise<numb
 }
 
 /**
- * The manifest audit (PluginTester's: manifest@1, kernel range, config schema present and
- * compiling, hooks declared = implemented), then the composition of `stackRef` plus the
- * module. Composition problems that repeat a manifest problem are left out of `problems`.
+ * The manifest audit (the same as PluginTester's: `auditManifest`), then the composition of
+ * `stackRef` plus the plugin. Composition problems that repeat a manifest problem are left
+ * out of `problems`. A plugin named like a built-in is reported as a duplicate, and the stack
+ * is composed with it in the built-in's place (never the built-in checked instead of it).
  */
-export async function checkPlugin(plugin: Plugin, module: string, stackRef: string, cwd: string): Promise<PluginCheckResult> {
-  const manifestProblems = new PluginTester().audit(plugin);
-  const loaded = await loadStack(stackRef, { pluginFiles: [module], cwd });
-  const stack = withoutSecondCopy(loaded.stack);
+export async function checkPlugin(plugin: Plugin, stackRef: string | StackV1, cwd: string): Promise<PluginCheckResult> {
+  const manifestProblems = auditManifest(plugin);
+  const loaded = await loadStack(stackRef, { plugins: [plugin], cwd });
+  const builtin = shadowedBuiltin(plugin);
+  const stack = builtin === undefined ? withoutSecondCopy(loaded.stack) : inPlaceOf(loaded.stack, plugin);
   let problems: CompositionProblem[] = [];
+  if (builtin !== undefined) problems.push(duplicateOfBuiltin(builtin));
   try {
     compose(stack, { plugins: loaded.plugins });
   } catch (error) {
     if (!(error instanceof CompositionError)) throw error;
     const repeated = new Set(manifestProblems.flatMap((p) => [p.message, `${p.message}; ${p.fix}`]));
-    problems = error.problems.filter((p) => !repeated.has(p.message)).map((p) => ({ ...p }));
+    problems = [...problems, ...error.problems.filter((p) => !repeated.has(p.message)).map((p) => ({ ...p }))];
   }
-  return { ok: manifestProblems.length === 0 && problems.length === 0, manifestProblems, problems };
+  return { ok: manifestAccepted(manifestProblems) && problems.length === 0, manifestProblems, problems };
+}
+
+/** The built-in the plugin would shadow: same name, another plugin (not the built-in's own module). */
+function shadowedBuiltin(plugin: Plugin): string | undefined {
+  const name = plugin.manifest?.name;
+  const same = BUILTIN_PLUGINS.find((b) => b.manifest.name === name);
+  return same === undefined || same.manifest === plugin.manifest ? undefined : same.manifest.name;
+}
+
+function duplicateOfBuiltin(name: string): CompositionProblem {
+  return {
+    code: "KEEL_ERR_COMPOSE_DUPLICATE",
+    message: `the module is named \`${name}\`, like a built-in plugin: a stack naming \`${name}\` gets the built-in, and a stack with both lists \`${name}\` twice; rename the plugin (e.g. \`my-${name}\`)`,
+    plugins: [name],
+    pointer: "/name",
+    fix: `rename the plugin in its manifest (e.g. \`my-${name}\`)`,
+  };
+}
+
+/** The stack with the checked plugin in the place of the entry of the same name (or added last, as given). */
+function inPlaceOf(stack: StackInput, plugin: Plugin): StackInput {
+  const name = plugin.manifest.name;
+  const others = stack.plugins.slice(0, -1);
+  const at = others.findIndex((entry) => entryName(entry) === name);
+  if (at === -1) return stack;
+  const replaced = others.map((entry, i) => (i === at ? (typeof entry === "object" && "config" in entry && entry.config !== undefined ? { plugin, config: entry.config } : plugin) : entry));
+  return { ...stack, plugins: replaced };
 }
 
 function entryName(entry: StackInput["plugins"][number]): string | undefined {
@@ -81,19 +115,23 @@ function withoutSecondCopy(stack: StackInput): StackInput {
 }
 
 function renderCheck(label: string, stackRef: string, result: PluginCheckResult): string {
-  const count = (n: number) => `${n} problem${n === 1 ? "" : "s"}`;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
   const lines: string[] = [];
-  const listProblems = (problems: ReadonlyArray<{ code: string; message: string; fix?: string }>) => {
+  const listProblems = (problems: ReadonlyArray<{ code: string; message: string; fix?: string; severity?: string }>) => {
     for (const p of problems) {
-      lines.push(`  ${p.code}: ${p.message}`);
-      if (p.fix && !p.message.includes(p.fix)) lines.push(`    fix: ${p.fix}`);
+      lines.push(`  ${p.severity === "warning" ? "warning " : ""}${p.code}: ${p.message}`);
+      const fix = fixLine(p.message, p.fix);
+      if (fix !== undefined) lines.push(`    fix: ${fix}`);
     }
   };
-  const manifestOk = result.manifestProblems.length === 0;
-  lines.push(`manifest of ${label}: ${manifestOk ? "ok" : count(result.manifestProblems.length)}`);
+  const warnings = result.manifestProblems.filter((p) => p.severity === "warning").length;
+  const errors = result.manifestProblems.length - warnings;
+  const manifestOk = errors === 0;
+  const summary = manifestOk ? (warnings === 0 ? "ok" : `ok (${plural(warnings, "warning")})`) : `${plural(errors, "problem")}${warnings === 0 ? "" : `, ${plural(warnings, "warning")}`}`;
+  lines.push(`manifest of ${label}: ${summary}`);
   listProblems(result.manifestProblems);
   if (result.problems.length > 0) {
-    lines.push(`${label} in stack \`${stackRef}\`: does not compose (${count(result.problems.length)})`);
+    lines.push(`${label} in stack \`${stackRef}\`: does not compose (${plural(result.problems.length, "problem")})`);
     listProblems(result.problems);
   } else {
     lines.push(`${label} in stack \`${stackRef}\`: ${manifestOk ? "composes" : "no problems beyond the manifest's"}`);
