@@ -67,10 +67,11 @@ module.exports = {
     },
     {
       name: "product-imports-no-dev-dependency",
-      comment: "The published package runs without devDependencies (the benchmarks under tools/bench/ are not published code).",
+      comment:
+        "The published package runs without devDependencies (the benchmarks under tools/bench/ are not published code); a peer dependency is also a devDependency, pinned for development, and the user installs it.",
       severity: "error",
       from: { path: PRODUCT, pathNot: "^tools/bench/" },
-      to: { dependencyTypes: ["npm-dev"] },
+      to: { dependencyTypes: ["npm-dev"], dependencyTypesNot: ["npm-peer"] },
     },
   ],
   options: {

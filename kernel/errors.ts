@@ -309,6 +309,10 @@ export const ERRORS = {
     description: "`keel serve` was started with an invalid combination of flags or environment (a non-loopback host without `KEEL_API_KEYS`, a malformed `KEEL_API_KEYS`, an unknown `--model` or `--db`).",
     solve: "Fix the flag or variable the message names; set `KEEL_API_KEYS=key:user,...` before binding a non-loopback host.",
   },
+  KEEL_ERR_OPTIONAL_DEPENDENCY_MISSING: {
+    description: "A feature needs a package Keel declares as an optional peer dependency, and it is not installed (a provider for `--model openai:…` / `anthropic:…`, the PostgreSQL drivers for `--db postgres://…`, ioredis for `--redis`).",
+    solve: "Install the package the message names next to keel (e.g. `npm install @langchain/openai`), or drop the flag that needs it.",
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type KeelErrorCode = keyof typeof ERRORS;

@@ -7,8 +7,9 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { MikroORM, type Options } from "@mikro-orm/core";
 import type { AbstractSqlDriver, SqlEntityManager } from "@mikro-orm/sqlite";
+import { importOptional } from "../../kernel/optional-import.js";
 import { STORE_ENTITIES } from "./entities.js";
-import { SQLITE_MEMORY, type StoreTarget } from "./store-url.js";
+import { POSTGRES_PACKAGES, SQLITE_MEMORY, type StoreTarget } from "./store-url.js";
 
 export type StoreOrm = MikroORM<AbstractSqlDriver, SqlEntityManager>;
 
@@ -39,7 +40,7 @@ const COMMON_OPTIONS = {
 
 export async function openOrm(target: StoreTarget): Promise<StoreOrm> {
   if (target.dialect === "postgres") {
-    const { PostgreSqlDriver } = await import("@mikro-orm/postgresql");
+    const { PostgreSqlDriver } = await importOptional("@mikro-orm/postgresql", "a PostgreSQL store (`--db postgres://…`)", () => import("@mikro-orm/postgresql"), POSTGRES_PACKAGES);
     return (await MikroORM.init({ ...COMMON_OPTIONS, driver: PostgreSqlDriver, clientUrl: target.url })) as unknown as StoreOrm;
   }
   if (target.path !== SQLITE_MEMORY) mkdirSync(dirname(target.path), { recursive: true });

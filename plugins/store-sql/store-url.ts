@@ -40,3 +40,6 @@ export function checkpointsPathFor(storePath: string): string {
   }
   return join(dirname(storePath), CHECKPOINTS_FILE);
 }
+
+/** What a PostgreSQL store needs installed (optional peer dependencies): the run store's driver and the checkpointer. */
+export const POSTGRES_PACKAGES = "@mikro-orm/postgresql @langchain/langgraph-checkpoint-postgres";

@@ -7,8 +7,9 @@
  * `close()` ends every subscription and closes every connection, so nothing keeps the
  * process alive.
  */
-import { Redis, type RedisOptions } from "ioredis";
+import type { Redis, RedisOptions } from "ioredis";
 import { KeelError } from "../../kernel/errors.js";
+import { requireOptional } from "../../kernel/optional-import.js";
 import { assertPublishable } from "../../kernel/runs/bridge-options.js";
 import { assertEventId } from "../../kernel/runs/stream-event-id.js";
 import type { ControlMessage, StreamBridge, StreamEvent, SubscribeOptions } from "../../kernel/runs/types.js";
@@ -31,6 +32,11 @@ export interface RedisStreamBridgeOptions {
   redis?: RedisOptions;
   /** A control handler threw. Default: a process warning. */
   onControlError?: (error: unknown, runId: string) => void;
+}
+
+/** ioredis is an optional peer dependency: loaded by the first bridge (`--redis`), never by importing this module. */
+export function loadIoredis(): typeof import("ioredis") {
+  return requireOptional<typeof import("ioredis")>("ioredis", "a Redis stream bridge (`--redis`)");
 }
 
 export const REDIS_STREAM_DEFAULTS = { maxLen: 10_000, ttlSeconds: 86_400, blockMs: 5_000, pageSize: 512 } as const;
@@ -59,7 +65,7 @@ export class RedisStreamBridge implements StreamBridge {
     this.ttlSeconds = positiveInteger(options, "ttlSeconds");
     this.blockMs = positiveInteger(options, "blockMs");
     this.pageSize = positiveInteger(options, "pageSize");
-    this.redis = new Redis(url, options.redis ?? {});
+    this.redis = new (loadIoredis().Redis)(url, options.redis ?? {});
     defineAppendScript(this.redis);
     this.control = new RedisControlChannel(this.redis, options.onControlError);
   }

@@ -4,6 +4,7 @@ import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import type { ScenarioV1 } from "../../contracts/scenario/v1.js";
 import { KeelError } from "../../kernel/errors.js";
+import { importOptional } from "../../kernel/optional-import.js";
 import { packageRoot } from "../../kernel/package-root.js";
 import { ScriptedChatModel, type ScriptedAgent, type ScriptedChatModelOptions, type ScriptedFault } from "../testing/scripted-model.js";
 import { loadScenarioFile } from "../scenario/load-scenario.js";
@@ -56,7 +57,7 @@ export async function providerModelFactory(spec: ProviderModelSpec, env: NodeJS.
   const fetch = idleTimeoutFetch(providerIdleMs(env));
   const maxTokens = spec.maxTokens === undefined ? {} : { maxTokens: spec.maxTokens };
   if (spec.kind === "openai") {
-    const { ChatOpenAI } = await import("@langchain/openai");
+    const { ChatOpenAI } = await importOptional("@langchain/openai", "--model openai:…", () => import("@langchain/openai"));
     const baseURL = env.OPENAI_BASE_URL;
     if (!env.OPENAI_API_KEY && !baseURL) {
       throw new KeelError("KEEL_ERR_SERVE_CONFIG", "--model openai:… needs OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible server)");
@@ -65,7 +66,7 @@ export async function providerModelFactory(spec: ProviderModelSpec, env: NodeJS.
     const apiKey = env.OPENAI_API_KEY || "not-needed";
     return () => new ChatOpenAI({ model: spec.model, apiKey, maxRetries: 0, ...maxTokens, configuration: { fetch, ...(baseURL ? { baseURL } : {}) } }) as unknown as BaseChatModel;
   }
-  const { ChatAnthropic } = await import("@langchain/anthropic");
+  const { ChatAnthropic } = await importOptional("@langchain/anthropic", "--model anthropic:…", () => import("@langchain/anthropic"));
   const apiKey = env.ANTHROPIC_API_KEY;
   if (!apiKey) throw new KeelError("KEEL_ERR_SERVE_CONFIG", "--model anthropic:… needs ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for another Messages API server)");
   const baseURL = env.ANTHROPIC_BASE_URL;

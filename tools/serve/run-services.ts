@@ -1,5 +1,4 @@
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
-import { Redis } from "ioredis";
 import { compose } from "../../kernel/compose/index.js";
 import type { Composition, StackInput } from "../../kernel/compose/types.js";
 import { KeelError } from "../../kernel/errors.js";
@@ -9,6 +8,7 @@ import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import type { RunStore, StreamBridge } from "../../kernel/runs/types.js";
 import { SERVICE_PLUGINS } from "../../plugins/builtins.js";
 import type { HttpPort } from "../../plugins/gateway/index.js";
+import { loadIoredis } from "../../plugins/stream-redis/redis-bridge.js";
 
 /** The ports a server runs on, resolved through compose from its service plugins. */
 export const SERVICE_PORTS = { store: "store", checkpointer: "checkpointer", bridge: "stream-bridge", http: "http" } as const;
@@ -96,6 +96,7 @@ async function closeAll(ports: readonly unknown[]): Promise<void> {
 }
 
 async function assertRedisReachable(url: string): Promise<void> {
+  const { Redis } = loadIoredis();
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 5_000, retryStrategy: () => null });
   probe.on("error", () => undefined);
   try {

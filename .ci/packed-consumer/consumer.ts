@@ -1,0 +1,36 @@
+// A TypeScript project using keel as installed from its packed tarball: every entry,
+// a stack composed with a built-in stack and its own plugin, a LangChain message type,
+// one scripted run. .ci/packed-install.sh type-checks it, compiles it and runs it.
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { compose, createAgentRuntime, definePlugin, isKeelError, loadStack, type Plugin } from "keel";
+import { validate } from "keel/contracts";
+import { MemoryRunStore, MemoryStreamBridge } from "keel/host";
+import { ScriptedChatModel } from "keel/testing";
+
+const echo: Plugin = definePlugin({
+  manifest: { name: "echo-tools", version: "1.0.0", kind: "service", kernel: ">=0.1.0", description: "an echo tool", hooks: {} },
+  tools: [{ name: "echo", description: "echo", schema: { type: "object" }, invoke: (args) => `echo:${JSON.stringify(args)}` }],
+});
+
+const lead = await loadStack("lead");
+const leadComposition = compose(lead.stack, { plugins: lead.plugins });
+if (leadComposition.order.length === 0) throw new Error("the lead stack composed to nothing");
+
+const model = new ScriptedChatModel({ script: { turns: [{ toolCalls: [{ name: "echo", args: { a: 1 } }] }, { content: "Done." }] } });
+const runtime = createAgentRuntime(compose({ name: "consumer", plugins: [echo] }), { model });
+const result = await runtime.run({ threadId: "t1", runId: "r1", input: "hi" });
+const messages: BaseMessage[] = result.messages;
+if (result.outcome.status !== "succeeded" || result.outcome.text !== "Done.") throw new Error(`unexpected outcome ${JSON.stringify(result.outcome)}`);
+if (!messages.some((message) => message instanceof AIMessage)) throw new Error("no AIMessage from the consumer's @langchain/core");
+
+const check = validate("status@2", { bogus: true });
+if (check.valid) throw new Error("status@2 accepted a bogus payload");
+try {
+  compose({ name: "broken", plugins: ["no-such-plugin"] });
+  throw new Error("compose accepted an unknown plugin");
+} catch (error) {
+  if (!isKeelError(error) && !(error instanceof Error && "problems" in error)) throw error;
+}
+void new MemoryRunStore();
+void new MemoryStreamBridge();
+console.log(`consumer ok: ${leadComposition.order.length} plugins in lead, ${messages.length} messages`);

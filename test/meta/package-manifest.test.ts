@@ -1,0 +1,72 @@
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import semver from "semver";
+import { describe, expect, it } from "vitest";
+import { packageRoot } from "../../kernel/package-root.js";
+
+interface PackageJson {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  scripts: Record<string, string>;
+  engines: { node: string };
+}
+
+const root = packageRoot();
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as PackageJson;
+const installed = (name: string) => JSON.parse(readFileSync(join(root, "node_modules", name, "package.json"), "utf8")) as PackageJson & { version: string };
+
+const REQUIRED_PEERS = ["@langchain/core", "@langchain/langgraph"];
+const OPTIONAL_PEERS = ["@langchain/openai", "@langchain/anthropic", "@langchain/langgraph-checkpoint-postgres", "@mikro-orm/postgresql", "ioredis"];
+
+describe("package.json as a library user sees it", () => {
+  it("LangChain core and LangGraph are peer dependencies with ranges, pinned for development inside them", () => {
+    for (const name of REQUIRED_PEERS) {
+      expect(pkg.dependencies[name], name).toBeUndefined();
+      expect(semver.validRange(pkg.peerDependencies[name]), name).toBeTruthy();
+      expect(semver.valid(pkg.devDependencies[name]), `${name} pinned for development`).toBeTruthy();
+      expect(semver.satisfies(pkg.devDependencies[name]!, pkg.peerDependencies[name]!), name).toBe(true);
+      expect(pkg.peerDependenciesMeta[name]?.optional, name).not.toBe(true);
+    }
+  });
+
+  it("the @langchain/core floor is no lower than what the pinned @langchain/langgraph requires", () => {
+    const langgraphNeeds = installed("@langchain/langgraph").peerDependencies["@langchain/core"]!;
+    const floor = semver.minVersion(pkg.peerDependencies["@langchain/core"]!)!.version;
+    expect(semver.satisfies(floor, langgraphNeeds)).toBe(true);
+    expect(semver.minVersion(pkg.peerDependencies["@langchain/langgraph"]!)!.version).toBe("1.7.3");
+  });
+
+  it("providers, the PostgreSQL drivers and ioredis are optional peers, not dependencies", () => {
+    for (const name of OPTIONAL_PEERS) {
+      expect(pkg.dependencies[name], name).toBeUndefined();
+      expect(pkg.peerDependenciesMeta[name]?.optional, name).toBe(true);
+      expect(semver.satisfies(pkg.devDependencies[name]!, pkg.peerDependencies[name]!), name).toBe(true);
+    }
+    // SQLite is the default store: its drivers stay required.
+    for (const name of ["@mikro-orm/sqlite", "@langchain/langgraph-checkpoint-sqlite", "better-sqlite3"]) expect(pkg.dependencies[name], name).toBeDefined();
+  });
+
+  it("has no install-time script, and every runtime dependency runs on the declared Node", () => {
+    for (const script of ["preinstall", "install", "postinstall"]) expect(pkg.scripts[script], script).toBeUndefined();
+    const floor = semver.minVersion(pkg.engines.node)!.version;
+    for (const name of [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)]) {
+      const engines = (installed(name) as { engines?: { node?: string } }).engines?.node;
+      if (engines !== undefined) expect(semver.satisfies(floor, engines), `${name} engines ${engines}`).toBe(true);
+    }
+  });
+
+  it("npm pack ships dist, schemas, docs, the stacks, the demo and every plugin README, and nothing from test/", () => {
+    const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const files = new Set((JSON.parse(out) as [{ files: { path: string }[] }])[0].files.map((file) => file.path));
+    const plugins = readdirSync(join(root, "plugins")).filter((name) => existsSync(join(root, "plugins", name, "README.md")));
+    expect(plugins.length).toBeGreaterThan(10);
+    for (const name of plugins) expect(files.has(`plugins/${name}/README.md`), name).toBe(true);
+    for (const path of ["dist/tools/index.js", "dist/tools/index.d.ts", "dist/tools/cli/bin.js", "schemas/manifest.v1.schema.json", "docs/errors.md", "plugins/stacks/lead.json", "tools/demo/demo.scenario.json", "README.md"]) {
+      expect(files.has(path), path).toBe(true);
+    }
+    expect([...files].filter((path) => path.startsWith("test/") || path.startsWith("dist/test/") || path.endsWith(".ts") && !path.endsWith(".d.ts"))).toEqual([]);
+  });
+});
