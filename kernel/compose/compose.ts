@@ -7,6 +7,7 @@ import { resolveConfigs } from "./config.js";
 import { checkContractsAndPorts } from "./contracts.js";
 import { buildComposition } from "./build-composition.js";
 import { buildOrderingGraph } from "./graph.js";
+import { implicitWrapAccess } from "./implicit-access.js";
 import { checkRaces } from "./races.js";
 import { resolveStackEntries } from "./resolve-plugins.js";
 import { reportCycles, sortStable } from "./toposort.js";
@@ -37,7 +38,7 @@ export function compose(stack: StackInput, options: ComposeOptions = {}): Compos
   reportCycles(graph, sorted.cycles, problems);
 
   const reach = new Reachability(graph, sorted.order);
-  checkRaces(access, channels, graph, reach, sorted.placed, problems);
+  checkRaces([...access, ...implicitWrapAccess(members, access)], channels, graph, reach, sorted.placed, problems);
 
   const configs = resolveConfigs(members, listed, options.config ?? [], problems);
 
