@@ -29,6 +29,8 @@ export function freezeWritten<T>(value: T): T {
 }
 
 const targets = new WeakMap<object, object>();
+/** One guard per (value, plugin, hook): a hook sees the same object for the same value (identity checks keep working). */
+const guards = new WeakMap<object, Map<string, object>>();
 
 export function undeclaredEdit(plugin: string, hook: string, what: string): KeelError {
   return new KeelError(
@@ -41,11 +43,17 @@ export function undeclaredEdit(plugin: string, hook: string, what: string): Keel
 /** A read-only view of a channel's top-level value: any write through it throws, naming plugin and hook. */
 export function guardValue<T>(value: T, channel: string, plugin: string, hook: string): T {
   if (typeof value !== "object" || value === null || !(Array.isArray(value) || isPlainObject(value))) return value;
+  let perValue = guards.get(value);
+  if (!perValue) guards.set(value, (perValue = new Map()));
+  const key = `${plugin}\u0000${hook}\u0000${channel}`;
+  const existing = perValue.get(key);
+  if (existing) return existing as T;
   const refuse = (): never => {
     throw undeclaredEdit(plugin, hook, `\`${channel}\``);
   };
   const proxy = new Proxy(value as object, { set: refuse, defineProperty: refuse, deleteProperty: refuse, setPrototypeOf: refuse, preventExtensions: refuse });
   targets.set(proxy, value as object);
+  perValue.set(key, proxy);
   return proxy as T;
 }
 
