@@ -250,12 +250,16 @@ function withoutState(request: unknown): Record<string, unknown> {
 }
 
 /**
- * A request as it is passed on: the object, its message and tool lists, the tool call and the
- * messages it holds are frozen (those from the thread already are; only new ones are walked).
+ * A request as it is passed on: the object, its message and tool lists, the tool call, the
+ * tools (shallowly) and the messages it holds are frozen (those from the thread already are;
+ * only new ones are walked).
  */
 function freezeRequest(request: Record<string, unknown>): Record<string, unknown> {
   if (Object.isFrozen(request)) return request;
-  for (const key of ["messages", "tools", "toolCall", "tool"]) if (request[key] !== undefined) freezeWritten(request[key]);
+  for (const key of ["messages", "toolCall"]) if (request[key] !== undefined) freezeWritten(request[key]);
+  // Tools are frozen shallowly: their JSON schemas are handed to providers and validators, which may annotate them.
+  if (Array.isArray(request.tools)) for (const tool of Object.freeze(request.tools)) Object.freeze(tool);
+  if (typeof request.tool === "object" && request.tool !== null) Object.freeze(request.tool);
   return Object.freeze(request);
 }
 
