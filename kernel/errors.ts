@@ -97,8 +97,17 @@ export const ERRORS = {
     solve: "Use a built-in stack name or a path to a stack@1 JSON file.",
   },
   KEEL_ERR_HOOK_UNDECLARED_MUTATION: {
-    description: "A hook wrote a channel outside its manifest's `mutates`.",
-    solve: "Declare the channel in `mutates` (for that hook or the plugin), or stop writing it.",
+    description:
+      "A hook wrote a channel outside its manifest's `mutates`, or changed in place what it was handed (a channel value, a message, or a wrap hook's request or response it does not declare in `mutates`).",
+    solve: "Declare the channel (or `model.request`, `model.response`, `tool.request`, `tool.response`) in `mutates` and return an update, pass a new request to `next` or return a new response; never edit handed values in place.",
+  },
+  KEEL_ERR_CHANNEL_SCHEMA: {
+    description: "An update written to a channel does not match the channel's `schema` (each written update is checked, not the reduced value).",
+    solve: "Write values the channel's schema accepts (the message gives the JSON pointer), or fix the schema in the owning manifest's `channels`.",
+  },
+  KEEL_ERR_CHANNEL_REDUCER: {
+    description: "An update cannot be applied by the channel's reducer (e.g. `sum` given something that is not a number or an object of numbers).",
+    solve: "Write what the reducer takes: numbers, or objects whose leaves are numbers, for `sum`.",
   },
   KEEL_ERR_HOOK_NEXT_TWICE: {
     description: "A wrap hook called `next()` more than once without declaring `retries: true` for that hook.",

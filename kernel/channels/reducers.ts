@@ -3,9 +3,15 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { ChannelReducer } from "../compose/types.js";
 import { canonicalJson } from "../hashing.js";
 import { isRecord } from "../../contracts/plain-object.js";
+import { KeelError } from "../errors.js";
 
 const NON_TERMINAL = new Set(["pending", "in_progress", "running", "queued"]);
 
+/**
+ * The one place that decides which reducers commute (the race check uses it too): writes to
+ * `sum` (numbers only) and `append-set` channels give the same value in any order, so two
+ * writers of such a channel never race.
+ */
 export function isCommutativeReducer(reducer: ChannelReducer): boolean {
   return reducer === "append-set" || reducer === "sum" || (typeof reducer === "object" && reducer.kind === "append-set");
 }
@@ -28,15 +34,33 @@ function keyOf(item: unknown, fields: readonly string[] | undefined): string {
   return canonicalJson(fields.map((f) => record[f] ?? null));
 }
 
-/** Deep numeric sum: numbers add, plain objects merge key by key, anything else is replaced. */
-export function sumValues(current: unknown, update: unknown): unknown {
-  if (typeof current === "number" && typeof update === "number") return current + update;
-  if (isRecord(current) && isRecord(update)) {
-    const out: Record<string, unknown> = { ...current };
-    for (const [key, value] of Object.entries(update)) out[key] = key in out ? sumValues(out[key], value) : value;
+/**
+ * Deep numeric sum: numbers add, plain objects merge key by key. Anything else (a string, a
+ * number where the value holds an object, NaN) is refused with `KEEL_ERR_CHANNEL_REDUCER`:
+ * only numbers keep `sum` commutative.
+ */
+export function sumValues(current: unknown, update: unknown, path = ""): unknown {
+  if (update === undefined) return current;
+  if (typeof update === "number" && Number.isFinite(update)) {
+    if (current === undefined) return update;
+    if (typeof current === "number") return current + update;
+  } else if (isRecord(update) && (current === undefined || isRecord(current))) {
+    const out: Record<string, unknown> = { ...(current ?? {}) };
+    for (const [key, value] of Object.entries(update)) out[key] = sumValues(out[key], value, `${path}/${key}`);
     return out;
   }
-  return update === undefined ? current : update;
+  throw new KeelError(
+    "KEEL_ERR_CHANNEL_REDUCER",
+    `the \`sum\` reducer cannot add ${describe(update)} to ${describe(current)} at \`${path || "/"}\`; write finite numbers, or objects whose leaves are numbers`,
+    { pointer: path },
+  );
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (typeof value === "number") return Number.isFinite(value) ? "a number" : String(value);
+  if (isRecord(value)) return "an object";
+  return Array.isArray(value) ? "a list" : `a ${value === null ? "null" : typeof value}`;
 }
 
 function mergeById(

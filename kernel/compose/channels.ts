@@ -1,17 +1,15 @@
 import type { Reference } from "../../contracts/manifest/v1.js";
 import { HOOK_NAMES } from "../../contracts/shared.js";
 import { KERNEL_CHANNELS } from "../channels/kernel-channels.js";
+import { isCommutativeReducer } from "../channels/reducers.js";
 import type { CompositionProblem } from "../errors.js";
 import type { HookName } from "../plugin/types.js";
 import type { Member } from "./checks.js";
 import { listNames, tick } from "./messages.js";
-import type { AccessMode, ChannelAccess, ChannelReducer, ResolvedChannel } from "./types.js";
+import type { AccessMode, ChannelAccess, ResolvedChannel } from "./types.js";
 
-/** Writes to these reducers commute, so two writers never race. */
-export function isCommutative(reducer: ChannelReducer): boolean {
-  if (reducer === "append-set" || reducer === "sum") return true;
-  return typeof reducer === "object" && reducer.kind === "append-set";
-}
+/** Writes to commutative reducers never race; `isCommutativeReducer` is the one definition. */
+const isCommutative = isCommutativeReducer;
 
 function refName(ref: Reference): string {
   return typeof ref === "string" ? ref : ref.name;

@@ -8,6 +8,7 @@ import { checkContractsAndPorts } from "./contracts.js";
 import { buildComposition } from "./build-composition.js";
 import { buildOrderingGraph } from "./graph.js";
 import { addPlacementEdges } from "./placements.js";
+import { implicitWrapAccess } from "./implicit-access.js";
 import { checkRaces } from "./races.js";
 import { resolveStackEntries } from "./resolve-plugins.js";
 import { reportCycles, sortStable } from "./toposort.js";
@@ -39,7 +40,7 @@ export function compose(stack: StackInput, options: ComposeOptions = {}): Compos
   reportCycles(graph, sorted.cycles, problems);
 
   const reach = new Reachability(graph, sorted.order);
-  checkRaces(access, channels, graph, reach, sorted.placed, problems);
+  checkRaces([...access, ...implicitWrapAccess(members, access)], channels, graph, reach, sorted.placed, problems);
 
   const configs = resolveConfigs(members, listed, options.config ?? [], problems);
 

@@ -4,6 +4,7 @@ import { KeelError, isKeelError } from "../errors.js";
 import type { ChannelUpdate, GuardEventData, HookContext, HookName, ModelHandler, ModelRequest, ToolHandler, ToolRequest } from "../plugin/types.js";
 import type { WorkingChannels } from "./working-channels.js";
 import type { RunScope } from "./run-scope.js";
+import { freezeWritten, isFrozenWrite, sameSnapshot, snapshot, undeclaredEdit } from "./enforcement.js";
 
 interface HookAccess {
   sees: Set<string>;
@@ -34,6 +35,8 @@ const passingThrough = new WeakSet<object>();
 export function blame(error: unknown, plugin: string, hook: HookName, codes?: Readonly<Record<string, { solve: string }>>): unknown {
   if (typeof error === "object" && error !== null && passingThrough.has(error)) return error;
   if (isKeelError(error) && error.plugin !== undefined) return error;
+  // A strict-mode write to a frozen (written) value: the hook edited state in place.
+  if (isFrozenWrite(error)) return new KeelError("KEEL_ERR_HOOK_UNDECLARED_MUTATION", `${undeclaredEdit(plugin, hook, "a value it was handed").message} (${(error as Error).message})`, { plugin, hook, cause: error });
   if (isKeelError(error)) return new KeelError(error.code, `plugin \`${plugin}\` in ${hook}: ${error.message}`, { plugin, hook, cause: error, ...(error.pointer === undefined ? {} : { pointer: error.pointer }) });
   const message = error instanceof Error ? error.message : String(error);
   const own = (error as { code?: unknown } | null)?.code;
@@ -76,6 +79,8 @@ export class HookRunner {
     readonly composition: Composition,
     private readonly scope: RunScope,
     private readonly identity: AgentIdentity,
+    /** Run-time enforcement of in-place edits and wrap-hook pseudo-channels (off only for tests and benchmarks). */
+    readonly enforce = true,
   ) {
     for (const row of composition.access) {
       const key = `${row.plugin}\u0000${row.hook}`;
@@ -110,7 +115,7 @@ export class HookRunner {
   }
 
   view(plugin: string, hook: HookName, state: WorkingChannels): Readonly<Record<string, unknown>> {
-    return state.view(this.accessOf(plugin, hook).sees);
+    return state.view(this.accessOf(plugin, hook).sees, { plugin, hook });
   }
 
   context(plugin: string, hook: HookName, turn: number, onUpdate: (update: ChannelUpdate) => void, state: WorkingChannels): HookContext {
@@ -161,11 +166,16 @@ export class HookRunner {
 
   /** Compose the wrapModelCall onion around `innermost`; updates are collected in call order. */
   modelOnion(innermost: ModelHandler, state: WorkingChannels, turn: number, updates: Array<[string, ChannelUpdate]>): ModelHandler {
-    return this.onion("wrapModelCall", innermost as (r: unknown) => Promise<unknown>, state, turn, updates) as ModelHandler;
+    return this.entry(this.onion("wrapModelCall", innermost as (r: unknown) => Promise<unknown>, state, turn, updates)) as ModelHandler;
   }
 
   toolOnion(innermost: ToolHandler, state: WorkingChannels, turn: number, updates: Array<[string, ChannelUpdate]>): ToolHandler {
-    return this.onion("wrapToolCall", innermost as (r: unknown) => Promise<unknown>, state, turn, updates) as ToolHandler;
+    return this.entry(this.onion("wrapToolCall", innermost as (r: unknown) => Promise<unknown>, state, turn, updates)) as ToolHandler;
+  }
+
+  /** The kernel's request enters the onion frozen (what it holds was written by the kernel this turn). */
+  private entry(handler: (request: unknown) => Promise<unknown>): (request: unknown) => Promise<unknown> {
+    return this.enforce ? (request) => handler(freezeRequest(request as Record<string, unknown>)) : handler;
   }
 
   /**
@@ -175,7 +185,7 @@ export class HookRunner {
    */
   retryOnion(innermost: ModelHandler, state: WorkingChannels, turn: number, updates: Array<[string, ChannelUpdate]>): ModelHandler {
     const retryLayers = this.chain("wrapModelCall").filter((plugin) => this.composition.plugins.get(plugin)!.plugin.manifest.hooks.wrapModelCall?.retries === true);
-    return this.onion("wrapModelCall", innermost as (r: unknown) => Promise<unknown>, state, turn, updates, retryLayers) as ModelHandler;
+    return this.entry(this.onion("wrapModelCall", innermost as (r: unknown) => Promise<unknown>, state, turn, updates, retryLayers)) as ModelHandler;
   }
 
   private summarize(messages: BaseMessage[], turn: number, state: WorkingChannels): Promise<string> {
@@ -191,43 +201,96 @@ export class HookRunner {
     chain: readonly string[] = this.chain(hook),
   ): (request: unknown) => Promise<unknown> {
     let handler = innermost;
+    const [requestChannel, responseChannel] = hook === "wrapModelCall" ? ["model.request", "model.response"] : ["tool.request", "tool.response"];
     for (let i = chain.length - 1; i >= 0; i--) {
       const plugin = chain[i]!;
       const resolved = this.composition.plugins.get(plugin)!;
       const fn = resolved.plugin.hooks[hook] as (req: unknown, next: (r: unknown) => Promise<unknown>, ctx: HookContext) => Promise<unknown>;
       const mayRetry = resolved.plugin.manifest.hooks[hook]?.retries === true;
+      const { writes } = this.accessOf(plugin, hook);
+      const guardRequest = this.enforce && !writes.has(requestChannel);
+      const guardResponse = this.enforce && !writes.has(responseChannel);
       const inner = handler;
       handler = async (request: unknown) => {
         let calls = 0;
+        const handed: Record<string, unknown> = { ...(request as object), state: this.view(plugin, hook, state) };
+        if (guardRequest) Object.freeze(handed);
+        // The response is not frozen (outer layers that declare it, and the kernel, edit it in place): a layer that may not change it gets it fingerprinted.
+        let answer: { response: unknown; print: unknown[] } | null = null;
         // `next()` without a request means "the current request", as the hook received it.
-        const next = async (req: unknown = request) => {
+        const next = async (req: unknown) => {
           if (++calls > 1 && !mayRetry) {
             throw new KeelError("KEEL_ERR_HOOK_NEXT_TWICE", `plugin \`${plugin}\` called next() twice in ${hook} without declaring \`retries: true\``, { plugin, hook });
+          }
+          let forwarded = request;
+          if (req !== undefined && req !== handed) {
+            if (guardRequest) throw passing(undeclaredPseudo(plugin, hook, requestChannel, "passed another request to next()"));
+            forwarded = this.enforce ? freezeRequest(withoutState(req)) : req;
+          } else if (!guardRequest && req === handed) {
+            forwarded = this.enforce ? freezeRequest(withoutState(handed)) : handed;
           }
           // Updates inner hooks made during an attempt that fails are dropped, so a retry cannot apply them twice.
           const mark = updates.length;
           try {
-            return await inner(req);
+            const response = await inner(forwarded);
+            if (guardResponse) answer = { response, print: snapshot(response) };
+            return response;
           } catch (error) {
             updates.length = mark;
-            if (typeof error === "object" && error !== null) passingThrough.add(error);
-            throw error;
+            throw passing(error);
           }
         };
         const ctx = this.context(plugin, hook, turn, (update) => updates.push([plugin, update]), state);
-        const view = this.view(plugin, hook, state);
         let result: unknown;
         try {
-          result = await fn({ ...(request as object), state: view }, next, ctx);
+          result = await fn(handed, next, ctx);
         } catch (error) {
           throw blame(error, plugin, hook, resolved.plugin.manifest.errors);
         }
-        return checkWrapResult(result, plugin, hook);
+        checkWrapResult(result, plugin, hook);
+        if (guardResponse) {
+          const seen = answer as { response: unknown; print: unknown[] } | null;
+          if (seen === null) throw undeclaredPseudo(plugin, hook, responseChannel, "answered without calling next()");
+          if (result !== seen.response) throw undeclaredPseudo(plugin, hook, responseChannel, "returned another response than next() gave it");
+          if (!sameSnapshot(seen.print, snapshot(result))) throw undeclaredPseudo(plugin, hook, responseChannel, "changed the response in place");
+        }
+        return result;
       };
     }
     return handler;
   }
 }
 
-export type { ModelRequest, ToolRequest };
-export type { AIMessage, ToolMessage } from "@langchain/core/messages";
+function passing(error: unknown): unknown {
+  if (typeof error === "object" && error !== null) passingThrough.add(error);
+  return error;
+}
+
+function undeclaredPseudo(plugin: string, hook: HookName, channel: string, what: string): KeelError {
+  return new KeelError(
+    "KEEL_ERR_HOOK_UNDECLARED_MUTATION",
+    `plugin \`${plugin}\` ${what} in ${hook}, but its manifest does not declare \`${channel}\` in \`hooks.${hook}.mutates\`; declare it, or pass the request on and return next()'s response unchanged`,
+    { plugin, hook },
+  );
+}
+
+function withoutState(request: unknown): Record<string, unknown> {
+  const { state: _state, ...rest } = request as Record<string, unknown>;
+  return rest;
+}
+
+/**
+ * A request as it is passed on: the object, its message and tool lists, the tool call, the
+ * tools (shallowly) and the messages it holds are frozen (those from the thread already are;
+ * only new ones are walked).
+ */
+function freezeRequest(request: Record<string, unknown>): Record<string, unknown> {
+  if (Object.isFrozen(request)) return request;
+  for (const key of ["messages", "toolCall"]) if (request[key] !== undefined) freezeWritten(request[key]);
+  // Tools are frozen shallowly: their JSON schemas are handed to providers and validators, which may annotate them.
+  if (Array.isArray(request.tools)) for (const tool of Object.freeze(request.tools)) Object.freeze(tool);
+  if (typeof request.tool === "object" && request.tool !== null) Object.freeze(request.tool);
+  return Object.freeze(request);
+}
+
+export type { ModelRequest, ToolRequest, AIMessage, ToolMessage };

@@ -48,4 +48,6 @@ export interface RunDeps {
   port<T>(name: string): T;
   /** Stream model tokens as `messages` events (the model is called with `stream`). */
   streamTokens: boolean;
+  /** Whether the channel values this run started from have been frozen (once per run, when enforcing). */
+  historyFrozen: boolean;
 }

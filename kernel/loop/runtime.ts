@@ -11,7 +11,7 @@ import { agentStep } from "./agent-node.js";
 import { toRunError } from "./finish.js";
 import { HookRunner, type AgentIdentity } from "./hook-runner.js";
 import { callSummaryModel } from "./summary-call.js";
-import { WorkingChannels } from "./working-channels.js";
+import { freezeItems, WorkingChannels } from "./working-channels.js";
 import { ensureMessageId } from "./message-meta.js";
 import { warnOnModelRetries } from "./model-retries.js";
 import { freshLoopState, type BoundTool, type LoopState, type RunDeps } from "./loop-state.js";
@@ -49,6 +49,12 @@ export interface AgentRuntimeOptions {
   /** System prompt placed first in a new thread. */
   systemPrompt?: string;
   clock?: Clock;
+  /**
+   * For tests and benchmarks only (default true): run-time enforcement of in-place edits,
+   * wrap-hook pseudo-channels and channel schemas. Off, a hook can change what it only
+   * observes; never turn it off in a product.
+   */
+  enforcement?: boolean;
 }
 
 export interface RunOptions {
@@ -105,6 +111,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
   const runs = new Map<string, RunDeps>();
   const checkpointer = options.checkpointer ?? new MemorySaver();
   const clock = options.clock ?? systemClock;
+  const enforce = options.enforcement !== false;
   warnOnModelRetries(options.model);
 
   // Built from the composition at run time, so LangGraph's static state typing cannot follow it.
@@ -121,7 +128,12 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     const deps = runs.get(loop.runKey);
     if (!deps) throw new Error(`no live run for ${loop.runKey}`);
     const { [LOOP_KEY]: _loop, ...values } = state;
-    const local = new WorkingChannels(composition, values);
+    const local = new WorkingChannels(composition, values, enforce);
+    // What the thread held before this run (a checkpoint) is frozen once per run; what is written later, once when written.
+    if (enforce && !deps.historyFrozen) {
+      for (const value of Object.values(values)) freezeItems(value);
+      deps.historyFrozen = true;
+    }
     try {
       await step(deps, loop, local);
     } catch (error) {
@@ -162,7 +174,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     const summarize: AgentIdentity["summarize"] = isSummaryModel(chosen)
       ? (messages, at) => callSummaryModel(chosen, messages, { retryOnion: (inner, state, turn, updates) => at.runner.retryOnion(inner, state, turn, updates), scope, agent, turn: at.turn, signal, state: at.state })
       : (messages) => chosen(messages);
-    const hooks = new HookRunner(composition, scope, { threadId: opts.threadId, runId: opts.runId, agent, signal, summarize, port });
+    const hooks = new HookRunner(composition, scope, { threadId: opts.threadId, runId: opts.runId, agent, signal, summarize, port }, enforce);
     runs.set(runKey, {
       composition,
       model: options.model,
@@ -177,6 +189,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       signal,
       port,
       streamTokens: opts.streamTokens === true,
+      historyFrozen: false,
     });
     const checkpointThread = opts.checkpointThreadId ?? opts.threadId;
     const config = { configurable: { thread_id: checkpointThread }, recursionLimit: 2 * maxTurns + 10, signal };

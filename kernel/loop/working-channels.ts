@@ -5,6 +5,8 @@ import { reduceChannel } from "../channels/reducers.js";
 import type { Composition } from "../compose/types.js";
 import { KeelError } from "../errors.js";
 import type { ChannelUpdate } from "../plugin/types.js";
+import { assertChannelSchema } from "./channel-schema.js";
+import { freezeWritten, guardValue, unguard } from "./enforcement.js";
 
 /**
  * A node's working copy of the channels. Hook updates are applied here, through the
@@ -16,9 +18,14 @@ export class WorkingChannels {
   private readonly values: Record<string, unknown>;
   private readonly changed = new Set<string>();
 
+  /**
+   * @param enforce run-time enforcement (default on): each written update is schema-checked and
+   *   deep-frozen once, and hooks see channel values behind write guards (kernel README).
+   */
   constructor(
     private readonly composition: Composition,
     private readonly initial: Readonly<Record<string, unknown>>,
+    readonly enforce = true,
   ) {
     this.values = { ...initial };
   }
@@ -30,17 +37,22 @@ export class WorkingChannels {
   /** Replace a channel's value outright (kernel only). */
   set(channel: string, value: unknown): void {
     if (channel === "messages") this.messageIds = null;
+    if (this.enforce) freezeItems(value);
     this.values[channel] = value;
     this.changed.add(channel);
   }
 
   apply(update: ChannelUpdate, source = "kernel"): void {
-    for (const [name, value] of Object.entries(update)) {
-      if (value === undefined) continue;
+    for (const [name, given] of Object.entries(update)) {
+      if (given === undefined) continue;
+      const value = unguard(given);
       const channel = this.composition.channels.get(name);
       if (!channel) throw new KeelError("KEEL_ERR_HOOK_UNDECLARED_MUTATION", `${source} wrote \`${name}\`, which is not a channel of this stack`);
       if (channel.contract) assertContract(channel.contract, name, value, source);
+      if (this.enforce) assertChannelSchema(channel, value, source);
       this.values[name] = channel.reducer === "messages" ? this.appendMessages(value) : reduceChannel(channel.reducer, this.values[name], value);
+      // Frozen after the reducer ran (the messages reducer assigns missing ids): later in-place edits throw.
+      if (this.enforce) freezeWritten(value);
       this.changed.add(name);
     }
   }
@@ -65,10 +77,13 @@ export class WorkingChannels {
     return [...current, ...items];
   }
 
-  /** The channels a hook may see. */
-  view(channels: ReadonlySet<string>): Readonly<Record<string, unknown>> {
+  /** The channels a hook may see (behind write guards naming `who` when enforcing). */
+  view(channels: ReadonlySet<string>, who?: { plugin: string; hook: string }): Readonly<Record<string, unknown>> {
     const out: Record<string, unknown> = {};
-    for (const name of channels) if (name in this.values) out[name] = this.values[name];
+    for (const name of channels) {
+      if (!(name in this.values)) continue;
+      out[name] = this.enforce && who ? guardValue(this.values[name], name, who.plugin, who.hook) : this.values[name];
+    }
     return Object.freeze(out);
   }
 
@@ -81,6 +96,12 @@ export class WorkingChannels {
     }
     return out;
   }
+}
+
+/** Freeze what a channel holds, item by item for lists (the list itself is rebuilt by reducers). */
+export function freezeItems(value: unknown): void {
+  if (Array.isArray(value)) for (const item of value) freezeWritten(item);
+  else freezeWritten(value);
 }
 
 /**

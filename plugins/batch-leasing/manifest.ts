@@ -74,6 +74,8 @@ export const batchLeasingManifest: Manifest = {
   // They read or edit the tool request/response in wrapToolCall; subagents writes `delegations`
   // in afterModel/afterAgent, which this plugin writes (refusals) and reads (usage) before it.
   requiresBefore: [
+    // Every wrap hook reads its request and response: workspace (outside) must be ordered before this one.
+    { name: "workspace", optional: true },
     { name: "receipts", optional: true },
     { name: "sanitize", optional: true },
     { name: "read-before-write", optional: true },

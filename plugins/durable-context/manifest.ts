@@ -37,6 +37,8 @@ export const durableContextManifest: Manifest = {
   // system message; being inside it puts this data first (durable data, then
   // the receipt ledger). subagents writes `delegations` only in other hooks: no edge needed.
   requiresBefore: [
+    // Every wrap hook reads its request and response: error-fallback (outside) must be ordered before this one.
+    { name: "error-fallback", optional: true },
     { name: "receipts", optional: true },
     // subagents appends its delegation section to the system message; the authority contract follows it.
     { name: "subagents", optional: true },

@@ -74,8 +74,8 @@ export async function retryModelCall(request: ModelRequest, next: ModelHandler, 
       return errorFallbackMessage({ type: "circuit_open", message, retryable: true }, "circuit_open", fallbackId);
     }
     try {
-      // A fresh array per attempt: an inner plugin that edits the list in place cannot stack its edits.
-      const response = await next({ ...request, messages: [...request.messages] });
+      // The same request per attempt: the kernel freezes requests, so no inner plugin can stack edits on it.
+      const response = await next(request);
       env.breaker.recordSuccess();
       return response;
     } catch (error) {

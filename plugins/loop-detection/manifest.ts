@@ -60,6 +60,8 @@ export const loopDetectionManifest: Manifest = {
     "Stops an agent that repeats itself: the same tool calls 3 times in the last 20 tool-call turns → a hidden warning, 5 times → stop `loop_capped` with a forced final answer; one tool called 30/50 times → warn/stop (`task` and `return_result` exempt by default).",
   // Both mutate `model.request` in wrapModelCall; batch-leasing may add tool results to `messages` in afterModel.
   requiresBefore: [
+    // Every wrap hook reads its request and response: error-fallback (outside) must be ordered before this one.
+    { name: "error-fallback", optional: true },
     { name: "receipts", optional: true },
     { name: "batch-leasing", optional: true },
     { name: "durable-context", optional: true },

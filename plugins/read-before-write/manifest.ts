@@ -23,6 +23,8 @@ export const readBeforeWriteManifest: Manifest = {
   // Ordering only: receipts must hash, and sanitize must cut, the response this plugin
   // returns (a refusal or a marked read), so both sit outside it.
   requiresBefore: [
+    // Every wrap hook reads its request and response: workspace (outside) must be ordered before this one.
+    { name: "workspace", optional: true },
     { name: "receipts", optional: true },
     { name: "sanitize", optional: true },
   ],

@@ -25,7 +25,7 @@ export const sanitizeManifest: Manifest = {
   description:
     "Neutralizes framework markers (<system-reminder>, <durable_context_data>, receipt ledger headers, …) in user input and tool output, and caps one tool output at 50,000 characters.",
   // Inside receipts: a receipt hashes the output the model actually sees.
-  requiresBefore: [{ name: "receipts", optional: true }],
+  requiresBefore: [{ name: "workspace", optional: true }, { name: "receipts", optional: true }],
   hooks: {
     beforeAgent: { mutates: ["messages"] },
     beforeModel: { mutates: ["messages"] },

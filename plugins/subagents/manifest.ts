@@ -47,6 +47,9 @@ export const subagentsManifest: Manifest = {
   // All of them read or edit the tool request/response in wrapToolCall (and sanitize rewrites
   // `messages` in beforeAgent): this plugin swaps the `task` call's tool and annotates its result.
   requiresBefore: [
+    // Every wrap hook reads its request and response: workspace, error-fallback (outside) must be ordered before this one.
+    { name: "workspace", optional: true },
+    { name: "error-fallback", optional: true },
     { name: "receipts", optional: true },
     { name: "sanitize", optional: true },
     { name: "read-before-write", optional: true },

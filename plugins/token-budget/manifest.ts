@@ -58,6 +58,8 @@ export const tokenBudgetManifest: Manifest = {
   // sanitize rewrites `messages` in beforeAgent; receipts, durable-context and loop-detection
   // edit `model.request` in wrapModelCall; batch-leasing may add tool results to `messages` in afterModel.
   requiresBefore: [
+    // Every wrap hook reads its request and response: error-fallback (outside) must be ordered before this one.
+    { name: "error-fallback", optional: true },
     { name: "receipts", optional: true },
     { name: "sanitize", optional: true },
     { name: "batch-leasing", optional: true },

@@ -63,6 +63,8 @@ export const toolProgressManifest: Manifest = {
     "Per (thread, tool) progress: a tool that fails or repeats itself gets a hint after 3 consecutive problems and is blocked after the 5th (auth/config errors block at once); blocked calls return [TOOL_BLOCKED] without running and record the stop reason progress_blocked.",
   // These rewrite or read the tool result in wrapToolCall; they stay outside this plugin.
   requiresBefore: [
+    // Every wrap hook reads its request and response: workspace (outside) must be ordered before this one.
+    { name: "workspace", optional: true },
     { name: "receipts", optional: true },
     { name: "sanitize", optional: true },
     { name: "read-before-write", optional: true },

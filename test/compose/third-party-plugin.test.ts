@@ -48,10 +48,17 @@ describe("third-party tool.response rewriter in the unedited lead stack", () => 
     } catch (error) {
       problems = (error as CompositionError).problems;
     }
-    expect(problems.map((p) => `${p.code} ${p.plugins.join(",")} ${p.channel}`)).toEqual(
-      // Reported in listing order (lead lists sanitize before receipts).
-      ["sanitize", "receipts", "read-before-write", "tool-progress", "subagents", "batch-leasing"].map((b) => `KEEL_ERR_COMPOSE_RACE ${b},redact-emails tool.response`),
-    );
+    // Reported in listing order (lead lists workspace, then sanitize before receipts). Every wrap
+    // hook reads its request and response, declared or not: workspace reads the response the
+    // rewriter changes, and the rewriter reads the request subagents changes.
+    const race = (b: string, channel = "tool.response") => `KEEL_ERR_COMPOSE_RACE ${b},redact-emails ${channel}`;
+    expect(problems.map((p) => `${p.code} ${p.plugins.join(",")} ${p.channel}`)).toEqual([
+      race("workspace"),
+      ...["sanitize", "receipts", "read-before-write", "tool-progress"].map((b) => race(b)),
+      race("subagents", "tool.request"),
+      race("subagents"),
+      race("batch-leasing"),
+    ]);
     expect(problems[0]!.fix).toContain("or place the hook with `hooks.wrapToolCall.order`");
   });
 

@@ -136,7 +136,8 @@ describe("PluginTester detects in-place mutation of what it hands the plugin", (
     });
     const failure = await failureOf(tester.run(editor, [{ name: "edits", scenario: looping, expect: { status: "partial" } }]));
     expect(failure!.code).toBe("KEEL_ERR_TESTER_STATE_MUTATED");
-    expect(failure!.message).toContain("the plugin changed in place state it was handed: `messages` in afterModel");
+    // The kernel's enforcement stops the edit at the write (state is frozen); the tester reports it as the mutation it is.
+    expect(failure!.message).toContain("the plugin changed in place state it was handed: plugin `editor` changed a value it was handed in place in afterModel");
   });
 
   it("a wrap hook that pushes onto the request's messages in place fails; one that passes a new request does not", async () => {
@@ -152,10 +153,11 @@ describe("PluginTester detects in-place mutation of what it hands the plugin", (
     });
     const failure = await failureOf(tester.run(pushes, [{ name: "pushes", scenario: looping, expect: { status: "partial" } }]));
     expect(failure!.code).toBe("KEEL_ERR_TESTER_STATE_MUTATED");
-    expect(failure!.message).toContain("`request.messages` in wrapModelCall");
+    expect(failure!.message).toContain("plugin `editor` changed a value it was handed in place in wrapModelCall");
 
+    // Passing a new request is a change of `model.request`: the manifest declares it.
     const copies = definePlugin({
-      manifest: pushes.manifest,
+      manifest: { ...pushes.manifest, hooks: { ...pushes.manifest.hooks, wrapModelCall: { observes: ["messages"], mutates: ["model.request"] } } },
       hooks: { wrapModelCall: (request, next) => next({ ...request, messages: [...request.messages, new HumanMessage("extra")] }), afterModel: stopper.hooks.afterModel! },
     });
     await expect(tester.run(copies, [{ name: "copies", scenario: looping, expect: { status: "partial" } }])).resolves.toHaveLength(1);

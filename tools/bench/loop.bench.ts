@@ -30,30 +30,37 @@ const toolsPlugin = definePlugin({
   tools: [noopKeelTool],
 });
 
-function noopPlugin(i: number): Plugin {
+/** With `reading`, every state hook observes `messages` and reads it (so enforcement's guarded views are paid for). */
+function noopPlugin(i: number, reading = false): Plugin {
+  const state = reading ? { observes: ["messages"] } : {};
+  const read = reading ? (s: Record<string, unknown>) => void (s.messages as BaseMessage[]).at(-1) : () => undefined;
   return definePlugin({
     manifest: {
       name: `noop-${i}`, version: "1.0.0", kind: "middleware", kernel: ">=0.1.0", description: "no-op on every hook",
-      hooks: { beforeAgent: {}, beforeModel: {}, wrapModelCall: {}, afterModel: {}, wrapToolCall: {}, afterAgent: {} },
+      hooks: { beforeAgent: state, beforeModel: state, wrapModelCall: {}, afterModel: state, wrapToolCall: {}, afterAgent: state },
     },
     hooks: {
-      beforeAgent: () => undefined,
-      beforeModel: () => undefined,
+      beforeAgent: read,
+      beforeModel: read,
       wrapModelCall: (req, next) => next(req),
-      afterModel: () => undefined,
+      afterModel: read,
       wrapToolCall: (req, next) => next(req),
-      afterAgent: () => undefined,
+      afterAgent: read,
     },
   });
 }
 
 type Variant = (turns: number) => Promise<void>;
 
-function keel(plugins: number): Variant {
-  const composition = compose({ name: "bench", plugins: [toolsPlugin, ...Array.from({ length: plugins }, (_, i) => noopPlugin(i))] });
+function keel(plugins: number, options: { reading?: boolean; enforcement?: boolean } = {}): Variant {
+  const composition = compose({ name: "bench", plugins: [toolsPlugin, ...Array.from({ length: plugins }, (_, i) => noopPlugin(i, options.reading))] });
   let n = 0;
   return async (turns) => {
-    const runtime = createAgentRuntime(composition, { model: new ScriptedChatModel({ script: script(turns) }), maxTurns: turns + 10 });
+    const runtime = createAgentRuntime(composition, {
+      model: new ScriptedChatModel({ script: script(turns) }),
+      maxTurns: turns + 10,
+      ...(options.enforcement === undefined ? {} : { enforcement: options.enforcement }),
+    });
     const result = await runtime.run({ threadId: `t${n}`, runId: `r${n++}`, input: "go" });
     if (result.outcome.status !== "succeeded") throw new Error(`keel bench run ended ${result.outcome.status}`);
   };
@@ -145,5 +152,28 @@ export async function benchLoop(): Promise<string[]> {
   const keel15 = results[2]![1];
   const lc15 = results[4]![1];
   lines.push(`  target: keel with ${PLUGINS} plugins ≤ 1.25× the bare loop (now ${(keel15 / baseline).toFixed(2)}×) and faster than createAgent (${(keel15 / lc15).toFixed(2)}× of it)`);
+  lines.push(...(await benchEnforcement()));
   return lines;
+}
+
+/**
+ * The cost of run-time enforcement: the same kernel and stack (15 plugins whose state hooks
+ * read `messages`, wrap hooks passing on) with enforcement off (the test-only switch) and on,
+ * interleaved so drift hits both alike.
+ */
+async function benchEnforcement(): Promise<string[]> {
+  const off = keel(PLUGINS, { reading: true, enforcement: false });
+  const on = keel(PLUGINS, { reading: true, enforcement: true });
+  const offTimes: number[] = [];
+  const onTimes: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    offTimes.push(await perTurn(off));
+    onTimes.push(await perTurn(on));
+  }
+  const [offMs, onMs] = [median(offTimes), median(onTimes)];
+  return [
+    `enforcement: per-turn time, ${PLUGINS} plugins reading \`messages\`, ${TOOL_TURNS} tool turns (median of 3 interleaved rounds)`,
+    `  ${"enforcement off (test-only switch)".padEnd(44)} ${offMs.toFixed(3).padStart(8)} ms/turn`,
+    `  ${"enforcement on (default)".padEnd(44)} ${onMs.toFixed(3).padStart(8)} ms/turn  ${(onMs / offMs).toFixed(3)}× (target ≤ 1.05×)`,
+  ];
 }

@@ -304,6 +304,11 @@ export class PluginTester {
       const seen = [...new Set(mutations.map((m) => `\`${m.path}\` in ${m.hook}`))];
       fail("KEEL_ERR_TESTER_STATE_MUTATED", `the plugin changed in place state it was handed: ${seen.join(", ")}; return an update (or pass a new request to \`next\`) instead of editing what it was given`);
     }
+    // With enforcement on, the kernel itself stops an in-place edit at the write (frozen state):
+    // the same finding as the watcher's, reported the same way.
+    if (outcome.error?.type === "KEEL_ERR_HOOK_UNDECLARED_MUTATION" && / in place in /.test(outcome.error.message) && testCase.expect?.errorType !== outcome.error.type) {
+      fail("KEEL_ERR_TESTER_STATE_MUTATED", `the plugin changed in place state it was handed: ${outcome.error.message}`);
+    }
     if (outcome.error && MANIFEST_BREACHES.has(outcome.error.type) && testCase.expect?.errorType !== outcome.error.type) {
       fail("KEEL_ERR_TESTER_MANIFEST_BREACH", `the plugin broke its manifest: ${outcome.error.type}: ${outcome.error.message}`);
     }

@@ -47,6 +47,7 @@ describe("read-before-write in a run", () => {
     expect(new PluginTester().audit(readBeforeWritePlugin)).toEqual([]);
     expect(readBeforeWritePlugin.manifest.requires).toEqual(["workspace"]);
     expect(readBeforeWritePlugin.manifest.requiresBefore).toEqual([
+      { name: "workspace", optional: true },
       { name: "receipts", optional: true },
       { name: "sanitize", optional: true },
     ]);

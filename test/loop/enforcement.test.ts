@@ -1,0 +1,72 @@
+import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph";
+import { describe, expect, it } from "vitest";
+import { compose } from "../../kernel/compose/index.js";
+import { reduceChannel } from "../../kernel/channels/reducers.js";
+import { isKeelError, CompositionError } from "../../kernel/errors.js";
+import { createAgentRuntime } from "../../kernel/loop/runtime.js";
+import { ScriptedChatModel } from "../../tools/testing/scripted-model.js";
+import { plugin } from "./harness.js";
+
+describe("enforcement details", () => {
+  it("freezes what a thread held before this run: an observer cannot edit an earlier run's message", async () => {
+    let runs = 0;
+    const editor = plugin(
+      { name: "editor", hooks: { beforeModel: { observes: ["messages"] } } },
+      {
+        beforeModel: (state) => {
+          if (++runs === 2) (state.messages as BaseMessage[])[0]!.content = "rewritten";
+        },
+      },
+    );
+    const runtime = createAgentRuntime(compose({ name: "t", plugins: [editor] }), {
+      model: new ScriptedChatModel({ script: { turns: [{ content: "one" }, { content: "two" }] } }),
+      checkpointer: new MemorySaver(),
+    });
+    expect((await runtime.run({ threadId: "t", runId: "r1", input: "first" })).outcome.status).toBe("succeeded");
+    const second = await runtime.run({ threadId: "t", runId: "r2", input: "second" });
+    expect(second.outcome.error).toMatchObject({ type: "KEEL_ERR_HOOK_UNDECLARED_MUTATION" });
+    expect(second.outcome.error?.message).toContain("plugin `editor`");
+    expect(second.messages[0]!.content).toBe("first");
+  });
+
+  it("refuses an in-place edit even of a channel the hook mutates (state changes go through updates)", async () => {
+    const pusher = plugin(
+      { name: "pusher", hooks: { beforeModel: { mutates: ["messages"] } } },
+      { beforeModel: (state) => void (state.messages as BaseMessage[]).push(new HumanMessage({ content: "x", id: "x" })) },
+    );
+    const runtime = createAgentRuntime(compose({ name: "t", plugins: [pusher] }), { model: new ScriptedChatModel({ script: { turns: [{ content: "ok" }] } }) });
+    const run = await runtime.run({ threadId: "t", runId: "r", input: "go" });
+    expect(run.outcome.error?.type).toBe("KEEL_ERR_HOOK_UNDECLARED_MUTATION");
+    expect(run.outcome.error?.message).toContain("`messages`");
+    expect(run.outcome.error?.message).toContain("beforeModel");
+  });
+
+  it("sum refuses non-numbers with KEEL_ERR_CHANNEL_REDUCER instead of replacing", () => {
+    expect(reduceChannel("sum", { a: 1 }, { a: 2, b: 3 })).toEqual({ a: 3, b: 3 });
+    for (const bad of [{ a: "2" }, { a: Number.NaN }, "x", { a: { b: null } }]) {
+      let error: unknown;
+      try {
+        reduceChannel("sum", { a: 1 }, bad);
+      } catch (e) {
+        error = e;
+      }
+      expect(isKeelError(error) && error.code).toBe("KEEL_ERR_CHANNEL_REDUCER");
+    }
+    expect(() => reduceChannel("sum", 1, { a: 1 })).toThrow(/cannot add an object to a number/);
+  });
+
+  it("counts every wrap hook's read of its response in the race check (an unordered rewriter races)", () => {
+    const rewriter = plugin({ name: "rewriter", hooks: { wrapToolCall: { mutates: ["tool.response"] } } }, { wrapToolCall: (r, next) => next(r) });
+    const reader = plugin({ name: "reader", hooks: { wrapToolCall: {} } }, { wrapToolCall: (r, next) => next(r) });
+    let error: unknown;
+    try {
+      compose({ name: "t", plugins: [reader, rewriter] });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(CompositionError);
+    expect((error as CompositionError).problems).toMatchObject([{ code: "KEEL_ERR_COMPOSE_RACE", plugins: ["reader", "rewriter"], channel: "tool.response", hook: "wrapToolCall" }]);
+    expect(() => compose({ name: "t", plugins: [reader, rewriter], order: [["reader", "rewriter"]] })).not.toThrow();
+  });
+});
