@@ -39,5 +39,6 @@ export { closeCheckpointer, createCheckpointer, createCheckpointerNow, type Keel
 export { createSqlRunStore } from "./create-sql-run-store.js";
 export { deferredRunStore } from "./deferred-run-store.js";
 export { storeSqlConfigSchema, storeSqlManifest } from "./manifest.js";
-export { SqlRunStore } from "./sql-run-store.js";
+export { SqlRunStore, sqliteDatabaseOf } from "./sql-run-store.js";
+export type { SqliteDatabase, SqliteStatement } from "./sqlite-database.js";
 export { checkpointsPathFor, DEFAULT_STORE_URL, parseStoreUrl, type StoreTarget } from "./store-url.js";

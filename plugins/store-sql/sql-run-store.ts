@@ -3,19 +3,23 @@
  * EntityManager fork (no identity map shared between calls); writes that must be atomic
  * are either one conditional statement (claim, heartbeat, terminal writes: compare and
  * swap, judged by the affected row count) or one transaction (admission, deletion).
+ * On SQLite those transactions run as raw SQL on the store's one better-sqlite3
+ * connection, synchronously inside `BEGIN IMMEDIATE` (sqlite-database.ts), and that
+ * connection is handed to whoever shares the file (`sqliteDatabase()`).
  */
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
-import type { SqlEntityManager } from "@mikro-orm/sqlite";
+import type { SqlEntityManager } from "@mikro-orm/better-sqlite";
 import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
 import { KeelError } from "../../kernel/errors.js";
 import type { StatusV2Payload } from "../../kernel/loop/status.js";
-import { replacesActive, runLimitError } from "../../kernel/runs/admission.js";
 import type { AdmissionLimits, AdmissionResult, JournalEntry, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "../../kernel/runs/types.js";
-import { JOURNAL_TABLE, JournalEntity, REPORTS_TABLE, ReportEntity, RUNS_TABLE, RunEntity, ThreadEntity, type RunRow } from "./entities.js";
-import { lockThreadForAdmission, lockUserForAdmission, metadataEquals, type Dialect } from "./dialect-sql.js";
+import { JOURNAL_TABLE, JournalEntity, REPORTS_TABLE, ReportEntity, RUNS_TABLE, RunEntity, THREADS_TABLE, ThreadEntity, type RunRow } from "./entities.js";
+import { admitOnPostgres, admitOnSqlite } from "./admission-sql.js";
+import { metadataEquals, type Dialect } from "./dialect-sql.js";
 import { migrateSchema } from "./migrate-schema.js";
 import { openOrm, type StoreOrm } from "./open-orm.js";
-import { admittedRunRow, rowToRun, rowToThread, threadToRow } from "./records.js";
+import { rowToRun, rowToThread, threadToRow } from "./records.js";
+import { immediateTransaction, prepared, type SqliteDatabase } from "./sqlite-database.js";
 import type { StoreTarget } from "./store-url.js";
 
 const isoAt = (ms: number): string => new Date(ms).toISOString();
@@ -30,11 +34,22 @@ export class SqlRunStore implements RunStore {
   private constructor(
     private readonly orm: StoreOrm,
     private readonly dialect: Dialect,
+    private readonly sqlite: SqliteDatabase | undefined,
   ) {}
 
   /** Connects; the schema is created or migrated by `init()`. */
   static async open(target: StoreTarget): Promise<SqlRunStore> {
-    return new SqlRunStore(await openOrm(target), target.dialect);
+    const { orm, sqlite } = await openOrm(target);
+    return new SqlRunStore(orm, target.dialect, sqlite);
+  }
+
+  /**
+   * SQLite: the store's one better-sqlite3 connection (`Database`), for putting other
+   * tables in the same file and other statements in the same transaction (see the
+   * plugin's README). Undefined on PostgreSQL. Closed by `close()`.
+   */
+  sqliteDatabase(): SqliteDatabase | undefined {
+    return this.sqlite;
   }
 
   /** Idempotent: the schema is migrated once per instance. */
@@ -81,37 +96,30 @@ export class SqlRunStore implements RunStore {
   }
 
   async deleteThread(threadId: string): Promise<boolean> {
+    const runsOfThread = `select run_id from ${RUNS_TABLE} where thread_id = ?`;
+    const statements = [
+      `delete from ${JOURNAL_TABLE} where run_id in (${runsOfThread})`,
+      `delete from ${REPORTS_TABLE} where run_id in (${runsOfThread})`,
+      `delete from ${RUNS_TABLE} where thread_id = ?`,
+    ];
+    const db = this.sqlite;
+    if (db) {
+      return immediateTransaction(db, () => {
+        const deleted = prepared(db, `delete from ${THREADS_TABLE} where thread_id = ?`).run(threadId).changes;
+        for (const sql of statements) prepared(db, sql).run(threadId);
+        return deleted === 1;
+      });
+    }
     return this.em().transactional(async (em) => {
-      // The first statement writes, so SQLite takes its write lock before anything is read.
       const deleted = await em.nativeDelete(ThreadEntity, { threadId });
-      const runsOfThread = `select run_id from ${RUNS_TABLE} where thread_id = ?`;
-      await em.execute(`delete from ${JOURNAL_TABLE} where run_id in (${runsOfThread})`, [threadId], "run");
-      await em.execute(`delete from ${REPORTS_TABLE} where run_id in (${runsOfThread})`, [threadId], "run");
-      await em.nativeDelete(RunEntity, { threadId });
+      for (const sql of statements) await em.execute(sql, [threadId], "run");
       return deleted === 1;
     });
   }
 
   async admitRun(run: RunRecord, limits: AdmissionLimits = {}): Promise<AdmissionResult> {
     try {
-      return await this.em().transactional(async (em) => {
-        if (!(await lockThreadForAdmission(em, this.dialect, run.threadId))) {
-          throw new KeelError("KEEL_ERR_STORE_THREAD_NOT_FOUND", `thread \`${run.threadId}\` does not exist`);
-        }
-        const active = (await em.find(RunEntity, { threadId: run.threadId, status: activeStatuses() }, { orderBy: oldestFirst() })).map(rowToRun);
-        if (run.multitaskStrategy === "reject" && active.length > 0) {
-          return { ok: false, active: active.find((r) => r.status === "running") ?? active[0]! };
-        }
-        if (limits.maxActivePerUser !== undefined) {
-          await lockUserForAdmission(em, this.dialect, run.user);
-          const where = { userId: run.user, status: activeStatuses(), ...(replacesActive(run) ? { threadId: { $ne: run.threadId } } : {}) };
-          const counted = await em.count(RunEntity, where);
-          if (counted >= limits.maxActivePerUser) throw runLimitError(run.user, counted, limits.maxActivePerUser);
-        }
-        const row = admittedRunRow(run);
-        await em.insert(RunEntity, row);
-        return { ok: true, run: rowToRun(row), active };
-      });
+      return await (this.sqlite ? admitOnSqlite(this.sqlite, run, limits) : admitOnPostgres(this.em(), run, limits));
     } catch (error) {
       throw this.conflictOr(error, `run \`${run.runId}\` already exists`);
     }
@@ -220,6 +228,7 @@ export class SqlRunStore implements RunStore {
   }
 
   private isUniqueViolation(error: unknown): boolean {
+    if (error instanceof UniqueConstraintViolationException) return true;
     return error instanceof Error && this.orm.em.getDriver().convertException(error) instanceof UniqueConstraintViolationException;
   }
 
@@ -232,4 +241,23 @@ export class SqlRunStore implements RunStore {
 /** The lease ends with the run: `lease_expires_at` is cleared; owner and epoch stay, for the record. */
 function terminalWrite(status: RunRecordStatus, outcome: StatusV2Payload, now: string): Partial<RunRow> {
   return { status, outcome: JSON.stringify(outcome), leaseExpiresAt: null, updatedAt: now };
+}
+
+/**
+ * The better-sqlite3 `Database` a SQLite store runs on: its one connection (MikroORM's
+ * pool holds exactly one), open until `store.close()`. Tables created through it live in
+ * the store's file, and a `BEGIN IMMEDIATE` transaction on it can read the store's rows
+ * (a run's lease) and write its own in one commit; keep every transaction on it
+ * synchronous (see the plugin's README). Throws `KEEL_ERR_STORE_URL_INVALID` for a
+ * PostgreSQL store.
+ *
+ * @example
+ * const store = await SqlRunStore.open(parseStoreUrl("sqlite:./.keel/keel.db"));
+ * const db = sqliteDatabaseOf(store);
+ * db.prepare("select epoch from keel_runs where run_id = ?").get(runId);
+ */
+export function sqliteDatabaseOf(store: SqlRunStore): SqliteDatabase {
+  const db = store.sqliteDatabase();
+  if (!db) throw new KeelError("KEEL_ERR_STORE_URL_INVALID", "this run store is on PostgreSQL; only a `sqlite:` store has a better-sqlite3 connection to share");
+  return db;
 }

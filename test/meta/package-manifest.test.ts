@@ -11,6 +11,8 @@ interface PackageJson {
   peerDependencies: Record<string, string>;
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
   scripts: Record<string, string>;
+  overrides: Record<string, Record<string, string>>;
+  allowScripts: Record<string, boolean>;
   engines: { node: string };
 }
 
@@ -46,7 +48,17 @@ describe("package.json as a library user sees it", () => {
       expect(semver.satisfies(pkg.devDependencies[name]!, pkg.peerDependencies[name]!), name).toBe(true);
     }
     // SQLite is the default store: its drivers stay required.
-    for (const name of ["@mikro-orm/sqlite", "@langchain/langgraph-checkpoint-sqlite", "better-sqlite3"]) expect(pkg.dependencies[name], name).toBeDefined();
+    for (const name of ["@mikro-orm/better-sqlite", "@langchain/langgraph-checkpoint-sqlite", "better-sqlite3"]) expect(pkg.dependencies[name], name).toBeDefined();
+  });
+
+  it("has one SQLite native driver: better-sqlite3 12, forced under MikroORM's better-sqlite driver", () => {
+    // The run store shares its better-sqlite3 connection; the node `sqlite3` driver (and
+    // MikroORM's driver for it) would be a second native module doing the same job.
+    expect(pkg.dependencies["@mikro-orm/sqlite"]).toBeUndefined();
+    expect(pkg.dependencies["sqlite3"]).toBeUndefined();
+    expect(semver.satisfies(pkg.dependencies["better-sqlite3"]!, "12.x")).toBe(true);
+    expect(pkg.overrides["@mikro-orm/better-sqlite"]).toEqual({ "better-sqlite3": "$better-sqlite3" });
+    expect(pkg.allowScripts["sqlite3"]).toBeUndefined();
   });
 
   it("has no install-time script, and every runtime dependency runs on the declared Node", () => {

@@ -97,6 +97,59 @@ if (!reachable && process.env.CI === "true") {
       }
     });
 
+    /** Rejects when `promise` has not settled within `ms`: a bound for a deadlock, not a speed check. */
+    const within = <T>(promise: Promise<T>, ms: number, what: string) =>
+      Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms).unref())]);
+    const at = "2030-01-01T00:00:00.000Z";
+    const pgThread = (threadId: string, owner = "u") => ({ threadId, owner, status: "idle" as const, metadata: {}, createdAt: at, updatedAt: at });
+    const pgRun = (threadId: string, user: string) => ({
+      runId: randomUUID(), threadId, assistantId: "lead", status: "pending" as const, multitaskStrategy: "enqueue" as const, epoch: 0, createdAt: at, updatedAt: at, user, request: { assistantId: "lead", input: null },
+    });
+
+    it("admits on other threads while one thread's admission lock is held: no lock shared by all admissions", async () => {
+      const store = await createSqlRunStore(PG_URL);
+      const holder = new Client({ connectionString: PG_URL });
+      await holder.connect();
+      try {
+        const [a, b] = [randomUUID(), randomUUID()];
+        await store.createThread(pgThread(a));
+        await store.createThread(pgThread(b));
+        await holder.query("begin");
+        await holder.query(`select thread_id from keel_threads where thread_id = '${a}' for update`);
+        let aDone = false;
+        const admitA = store.admitRun(pgRun(a, "u")).then((result) => ((aDone = true), result));
+        expect((await within(store.admitRun(pgRun(b, "u")), 10_000, "an admission on another thread")).ok).toBe(true);
+        expect(aDone).toBe(false);
+        await holder.query("commit");
+        expect((await admitA).ok).toBe(true);
+      } finally {
+        await holder.end();
+        await store.close();
+      }
+    });
+
+    it("under a per-user limit, serializes admissions of one user only", async () => {
+      const store = await createSqlRunStore(PG_URL);
+      const holder = new Client({ connectionString: PG_URL });
+      await holder.connect();
+      try {
+        const [x, y] = [`x-${randomUUID()}`, `y-${randomUUID()}`];
+        const [tx, ty] = [randomUUID(), randomUUID()];
+        await store.createThread(pgThread(tx, x));
+        await store.createThread(pgThread(ty, y));
+        await holder.query(`select pg_advisory_lock(hashtext('keel-user:${x}'))`);
+        let xDone = false;
+        const admitX = store.admitRun(pgRun(tx, x), { maxActivePerUser: 5 }).then((result) => ((xDone = true), result));
+        expect((await within(store.admitRun(pgRun(ty, y), { maxActivePerUser: 5 }), 10_000, "another user's admission")).ok).toBe(true);
+        expect(xDone).toBe(false);
+        await holder.query(`select pg_advisory_unlock(hashtext('keel-user:${x}'))`);
+        expect((await admitX).ok).toBe(true);
+      } finally {
+        await holder.end();
+        await store.close();
+      }
+    });
+
     it("serves the store port from the plugin, waiting for the database", async () => {
       const store = storeSqlPlugin.services!.store!({ url: PG_URL }) as RunStore;
       try {

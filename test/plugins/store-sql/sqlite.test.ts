@@ -1,9 +1,9 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import storeSqlPlugin, { checkpointsPathFor, closeCheckpointer, createCheckpointer, createSqlRunStore, parseStoreUrl } from "../../../plugins/store-sql/index.js";
+import storeSqlPlugin, { checkpointsPathFor, closeCheckpointer, createCheckpointer, createSqlRunStore, parseStoreUrl, SqlRunStore, sqliteDatabaseOf } from "../../../plugins/store-sql/index.js";
 import type { RunStore } from "../../../kernel/runs/types.js";
 import { describeRunStoreConformance } from "../../runs/store-conformance.js";
 import { countingGraph } from "./counting-graph.js";
@@ -127,5 +127,98 @@ describe("store-sql on SQLite", () => {
     } finally {
       await closeCheckpointer(reopened);
     }
+  });
+});
+
+describe("store-sql on SQLite: one better-sqlite3 connection", () => {
+  const requireFrom = (path: string) => createRequire(path);
+  const rootRequire = createRequire(import.meta.url);
+
+  it("MikroORM's better-sqlite driver loads better-sqlite3 12.x, the one copy the package depends on", () => {
+    // knex's dialect (inside @mikro-orm/knex) is where the driver calls require("better-sqlite3").
+    const driver = rootRequire.resolve("@mikro-orm/better-sqlite");
+    const dialect = join(dirname(requireFrom(driver).resolve("@mikro-orm/knex")), "dialects", "sqlite", "BetterSqliteKnexDialect.js");
+    expect(existsSync(dialect)).toBe(true);
+    const fromDriver = requireFrom(driver).resolve("better-sqlite3/package.json");
+    const fromDialect = requireFrom(dialect).resolve("better-sqlite3/package.json");
+    const fromRoot = rootRequire.resolve("better-sqlite3/package.json");
+    expect(fromDriver).toBe(fromRoot);
+    expect(fromDialect).toBe(fromRoot);
+    expect((rootRequire(fromRoot) as { version: string }).version).toMatch(/^12\./);
+  });
+
+  it("hands out the store's own connection: a better-sqlite3 Database of that copy, on the store's file", async () => {
+    const path = join(dir, "handle", "keel.db");
+    const store = await SqlRunStore.open(parseStoreUrl(`sqlite:${path}`));
+    await store.init();
+    try {
+      const db = sqliteDatabaseOf(store);
+      expect(db).toBeInstanceOf(rootRequire("better-sqlite3"));
+      expect(db.name).toBe(path);
+      expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+      expect(db.pragma("busy_timeout", { simple: true })).toBe(5000);
+      // Same connection, not merely the same file: a temporary table is private to its connection.
+      db.exec("create temp table handle_probe (x integer)");
+      await store.createThread(thread("h"));
+      expect(db.prepare("select thread_id from keel_threads").all()).toEqual([{ thread_id: "h" }]);
+      db.exec("insert into keel_threads select 'h2', owner, status, metadata, created_at, updated_at from keel_threads where thread_id = 'h'");
+      expect((await store.getThread("h2"))?.owner).toBe("u");
+    } finally {
+      await store.close();
+    }
+    expect(sqliteDatabaseOf(store).open).toBe(false);
+  });
+
+  it("sees an in-memory store's tables through the handle (there is only one connection)", async () => {
+    const store = await SqlRunStore.open(parseStoreUrl("sqlite::memory:"));
+    await store.init();
+    try {
+      await store.createThread(thread("m"));
+      expect(sqliteDatabaseOf(store).prepare("select count(*) as n from keel_threads").get()).toEqual({ n: 1 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("rolls a failed admission back, leaving the connection outside any transaction", async () => {
+    const store = await SqlRunStore.open(parseStoreUrl("sqlite::memory:"));
+    await store.init();
+    try {
+      const db = sqliteDatabaseOf(store);
+      await expect(store.admitRun(run("r", "missing"))).rejects.toMatchObject({ code: "KEEL_ERR_STORE_THREAD_NOT_FOUND" });
+      expect(db.inTransaction).toBe(false);
+      await store.createThread(thread("t"));
+      await store.admitRun(run("r", "t"));
+      await expect(store.admitRun(run("r", "t"))).rejects.toMatchObject({ code: "KEEL_ERR_STORE_CONFLICT" });
+      expect(db.inTransaction).toBe(false);
+      expect(db.prepare("select count(*) as n from keel_runs").get()).toEqual({ n: 1 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("waits for a transaction already open on the connection instead of joining it", async () => {
+    const store = await SqlRunStore.open(parseStoreUrl("sqlite::memory:"));
+    await store.init();
+    try {
+      const db = sqliteDatabaseOf(store);
+      await store.createThread(thread("t"));
+      db.exec("begin");
+      db.exec("insert into keel_threads values ('rolled-back', 'u', 'idle', '{}', 'x', 'x')");
+      const admitted = store.admitRun(run("r", "t"));
+      for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(db.prepare("select count(*) as n from keel_runs").get()).toEqual({ n: 0 });
+      db.exec("rollback");
+      expect((await admitted).ok).toBe(true);
+      // The admission committed on its own; the other transaction's row is gone.
+      expect(db.prepare("select thread_id from keel_threads order by thread_id").all()).toEqual([{ thread_id: "t" }]);
+      expect(db.prepare("select run_id from keel_runs").all()).toEqual([{ run_id: "r" }]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("has no handle to give on PostgreSQL", () => {
+    expect(() => sqliteDatabaseOf({ sqliteDatabase: () => undefined } as unknown as SqlRunStore)).toThrow(expect.objectContaining({ code: "KEEL_ERR_STORE_URL_INVALID" }));
   });
 });
