@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -73,14 +74,55 @@ describe("store-sql on SQLite", () => {
     }
   });
 
-  it("reads store URLs and puts checkpoints beside the store file", () => {
+  it("reads store URLs and gives each store file its own checkpoint file beside it", () => {
     expect(parseStoreUrl("sqlite:./.keel/keel.db")).toEqual({ dialect: "sqlite", path: "./.keel/keel.db" });
     expect(parseStoreUrl("sqlite:///var/keel/keel.db")).toEqual({ dialect: "sqlite", path: "/var/keel/keel.db" });
     expect(parseStoreUrl("sqlite::memory:")).toEqual({ dialect: "sqlite", path: ":memory:" });
     expect(parseStoreUrl("postgresql://u:p@db:5432/keel")).toEqual({ dialect: "postgres", url: "postgresql://u:p@db:5432/keel" });
-    expect(checkpointsPathFor("./.keel/keel.db")).toBe(".keel/checkpoints.db");
+    const fresh = join(dir, "paths");
+    expect(checkpointsPathFor(join(fresh, "keel.db"))).toBe(join(fresh, "keel.db.checkpoints.db"));
+    expect(checkpointsPathFor(join(fresh, "a.db"))).toBe(join(fresh, "a.db.checkpoints.db"));
+    expect(checkpointsPathFor("./data/b")).toBe("data/b.checkpoints.db");
     expect(checkpointsPathFor(":memory:")).toBe(":memory:");
     expect(() => checkpointsPathFor("/data/checkpoints.db")).toThrow(expect.objectContaining({ code: "KEEL_ERR_STORE_URL_INVALID" }));
+  });
+
+  it("never shares checkpoints between two store files of one directory", async () => {
+    const config = { configurable: { thread_id: "same-thread-id" } };
+    const a = await createCheckpointer(`sqlite:${join(dir, "two", "a.db")}`);
+    const b = await createCheckpointer(`sqlite:${join(dir, "two", "b.db")}`);
+    try {
+      expect(await countingGraph(a).invoke({ count: 100 }, config)).toEqual({ count: 101 });
+      expect((await countingGraph(b).getState(config)).values).toEqual({});
+      expect(await countingGraph(b).invoke({ count: 1 }, config)).toEqual({ count: 2 });
+      expect((await countingGraph(a).getState(config)).values).toEqual({ count: 101 });
+    } finally {
+      await closeCheckpointer(a);
+      await closeCheckpointer(b);
+    }
+  });
+
+  it("keeps reading the shared checkpoints.db of an earlier release for keel.db only, until it has its own file", async () => {
+    const legacyDir = join(dir, "legacy");
+    const config = { configurable: { thread_id: "old-thread" } };
+    // An earlier release wrote keel.db's checkpoints to checkpoints.db.
+    mkdirSync(legacyDir, { recursive: true });
+    const old = SqliteSaver.fromConnString(join(legacyDir, "checkpoints.db"));
+    await countingGraph(old).invoke({ count: 41 }, config);
+    old.db.close();
+
+    expect(checkpointsPathFor(join(legacyDir, "keel.db"))).toBe(join(legacyDir, "checkpoints.db"));
+    const upgraded = await createCheckpointer(`sqlite:${join(legacyDir, "keel.db")}`);
+    try {
+      expect((await countingGraph(upgraded).getState(config)).values).toEqual({ count: 42 });
+    } finally {
+      await closeCheckpointer(upgraded);
+    }
+    // Another store file of the directory does not inherit it.
+    expect(checkpointsPathFor(join(legacyDir, "other.db"))).toBe(join(legacyDir, "other.db.checkpoints.db"));
+    // Once keel.db has its own checkpoint file, that one wins.
+    writeFileSync(join(legacyDir, "keel.db.checkpoints.db"), "");
+    expect(checkpointsPathFor(join(legacyDir, "keel.db"))).toBe(join(legacyDir, "keel.db.checkpoints.db"));
   });
 
   it("refuses a URL that is neither sqlite: nor postgres://", async () => {
@@ -105,7 +147,7 @@ describe("store-sql on SQLite", () => {
     }
   });
 
-  it("checkpoints a LangGraph graph into checkpoints.db beside the store file, readable after reopening", async () => {
+  it("checkpoints a LangGraph graph into the store file's own checkpoint file, readable after reopening", async () => {
     const url = `sqlite:${join(dir, "checkpoints", "keel.db")}`;
     const config = { configurable: { thread_id: "cp-thread" } };
     const first = await createCheckpointer(url);
@@ -115,13 +157,13 @@ describe("store-sql on SQLite", () => {
     } finally {
       await closeCheckpointer(first);
     }
-    expect(existsSync(join(dir, "checkpoints", "checkpoints.db"))).toBe(true);
-    expect(existsSync(join(dir, "checkpoints", "keel.db"))).toBe(false);
+    expect(existsSync(join(dir, "checkpoints", "keel.db.checkpoints.db"))).toBe(true);
+    expect(existsSync(join(dir, "checkpoints", "checkpoints.db"))).toBe(false);
 
     const reopened = await createCheckpointer(url);
     try {
       expect((await countingGraph(reopened).getState(config)).values).toEqual({ count: 13 });
-      const db = new Database(join(dir, "checkpoints", "checkpoints.db"));
+      const db = new Database(join(dir, "checkpoints", "keel.db.checkpoints.db"));
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
       db.close();
     } finally {
