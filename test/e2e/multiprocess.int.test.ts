@@ -25,7 +25,8 @@ describe.skipIf(unavailable !== null)("two gateway workers on PostgreSQL and Red
   beforeAll(async () => {
     dir = tempDir("keel-e2e-mp-");
     const env = { KEEL_API_KEYS: `key-mp:${user}`, KEEL_LEASE_TTL_MS: "1500", KEEL_HEARTBEAT_MS: "300", KEEL_REAPER_MS: "300" };
-    const common = ["--port", "0", "--db", PG_URL, "--redis", REDIS_URL];
+    // One workspaces directory for both workers: they serve the same threads.
+    const common = ["--port", "0", "--db", PG_URL, "--redis", REDIS_URL, "--workspaces", join(dir, "workspaces")];
     // One after the other: each runs the schema migrations at start.
     a = await startServe([...common, "--model", `scripted:${join(FIXTURES, "hang.scenario.json")}`], { cwd: dir, env });
     b = await startServe([...common, "--model", `scripted:${join(FIXTURES, "steps.scenario.json")}`], { cwd: dir, env });
@@ -36,9 +37,9 @@ describe.skipIf(unavailable !== null)("two gateway workers on PostgreSQL and Red
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const holdPath = (threadId: string) => join(dir, ".keel", "workspaces", threadId, "hold");
+  const holdPath = (threadId: string) => join(dir, "workspaces", threadId, "hold");
   const hold = (threadId: string) => {
-    mkdirSync(join(dir, ".keel", "workspaces", threadId), { recursive: true });
+    mkdirSync(join(dir, "workspaces", threadId), { recursive: true });
     writeFileSync(holdPath(threadId), "");
   };
   const newThread = async (base: string) => ((await (await fetch(`${base}/threads`, { method: "POST", headers: KEY, body: "{}" })).json()) as { thread_id: string }).thread_id;

@@ -33,9 +33,10 @@ describe("keel serve with @langchain/langgraph-sdk", () => {
     expect(exit?.code).toBe(0);
   });
 
-  const holdFile = (threadId: string) => join(dir, ".keel", "workspaces", threadId, "hold");
+  // Workspaces live beside the --db file (PATH.workspaces).
+  const holdFile = (threadId: string) => join(dir, "db", "keel.db.workspaces", threadId, "hold");
   const hold = (threadId: string) => {
-    mkdirSync(join(dir, ".keel", "workspaces", threadId), { recursive: true });
+    mkdirSync(join(dir, "db", "keel.db.workspaces", threadId), { recursive: true });
     writeFileSync(holdFile(threadId), "");
   };
 

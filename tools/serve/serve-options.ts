@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import { resolve } from "node:path";
 import { KeelError } from "../../kernel/errors.js";
 import { ApiKeys } from "../../plugins/gateway/auth.js";
 import { parseModelSpec, type ModelSpec } from "./model-spec.js";
@@ -34,6 +35,8 @@ export interface ServeOptions {
   lease: LeaseTiming;
   /** `--plugin FILE` service modules, in argument order (paths as given; resolved against the cwd). */
   pluginFiles: string[];
+  /** `--workspaces DIR`, absolute; absent: derived from `db` at start (tools/serve/storage-paths.ts). */
+  workspaces?: string;
 }
 
 export interface ServeFlags {
@@ -48,6 +51,7 @@ export interface ServeFlags {
   "max-turns"?: string;
   "max-tokens"?: string;
   plugin?: string[];
+  workspaces?: string;
 }
 
 /**
@@ -87,6 +91,10 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, c
     pluginFiles: flags.plugin ?? [],
   };
   if (flags.redis !== undefined) options.redis = flags.redis;
+  if (flags.workspaces !== undefined) {
+    if (flags.workspaces.trim() === "") throw new KeelError("KEEL_ERR_CLI_USAGE", "--workspaces needs a directory");
+    options.workspaces = resolve(cwd, flags.workspaces);
+  }
   if (flags["summarizer-model"] !== undefined) options.summarizerModel = summarizerSpec(flags["summarizer-model"], cwd);
   return options;
 }

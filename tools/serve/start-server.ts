@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { rmSync } from "node:fs";
 import { serverModelAllowlist } from "./model-spec.js";
 import { RunManager } from "../../kernel/runs/run-manager.js";
 import { loadPluginModule } from "../stacks/load-stack.js";
@@ -7,13 +7,13 @@ import { loadRunModels } from "./run-models.js";
 import { createServeExecutor } from "./serve-executor.js";
 import { loadSummaryModels } from "./summary-models.js";
 import type { ServeOptions } from "./serve-options.js";
-
-/** Thread workspaces live under the working directory, beside the default database. */
-export const WORKSPACE_ROOT = ".keel/workspaces";
+import { prepareWorkspacesDir } from "./storage-paths.js";
 
 export interface StartedServer {
   /** `http://HOST:PORT` with the port actually bound (`--port 0` picks a free one). */
   url: string;
+  /** The directory holding one workspace per thread (`--workspaces`, or derived from `--db`). */
+  workspacesDir: string;
   /**
    * Graceful shutdown: the run manager stops admitting, lets running runs finish for up
    * to 10 s and interrupts the rest (their streams get `end`), then the HTTP server
@@ -40,7 +40,17 @@ export async function startServer(options: ServeOptions, context: StartContext):
   const models = await loadRunModels(options.model);
   const plugins = await Promise.all(options.pluginFiles.map((file) => loadPluginModule(file, cwd)));
   const summaryModels = await loadSummaryModels(options.model, options.summarizerModel, models);
-  const services = await openRunServices({ db: options.db, plugins, ...(options.redis !== undefined ? { redis: options.redis } : {}) });
+  const workspaces = prepareWorkspacesDir(options.workspaces, options.db, cwd);
+  const removeTemporary = () => {
+    if (workspaces.temporary) rmSync(workspaces.dir, { recursive: true, force: true });
+  };
+  let services;
+  try {
+    services = await openRunServices({ db: options.db, plugins, ...(options.redis !== undefined ? { redis: options.redis } : {}) });
+  } catch (error) {
+    removeTemporary();
+    throw error;
+  }
   let runs: RunManager | undefined;
   try {
     const executor = await createServeExecutor({
@@ -49,7 +59,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       ...(summaryModels ? { summaryModels } : {}),
       checkpointer: services.checkpointer,
       store: services.store,
-      workspaceRoot: resolve(cwd, WORKSPACE_ROOT),
+      workspaceRoot: workspaces.dir,
       bash: options.bash,
       maxTurns: options.maxTurns,
     });
@@ -79,16 +89,19 @@ export async function startServer(options: ServeOptions, context: StartContext):
     let closing: Promise<void> | undefined;
     return {
       url: `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`,
+      workspacesDir: workspaces.dir,
       close: () =>
         (closing ??= (async () => {
           await manager.shutdown();
           await app.close();
           await services.close();
+          removeTemporary();
         })()),
     };
   } catch (error) {
     await runs?.shutdown();
     await services.close();
+    removeTemporary();
     throw error;
   }
 }

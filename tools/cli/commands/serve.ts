@@ -6,7 +6,7 @@ import { EXIT_FAILED, EXIT_OK, failUsage, type CommandIO } from "../io.js";
 import { renderProblems } from "./compose.js";
 
 const USAGE =
-  "usage: keel serve [--port 8787] [--host 127.0.0.1] [--db URL] [--redis URL] [--stack NAME]... [--model demo|scripted:FILE|openai:MODEL|anthropic:MODEL] [--bash on|off] [--max-turns 500] [--max-tokens N] [--summarizer-model openai:MODEL|anthropic:MODEL] [--plugin FILE]...";
+  "usage: keel serve [--port 8787] [--host 127.0.0.1] [--db URL] [--redis URL] [--stack NAME]... [--model demo|scripted:FILE|openai:MODEL|anthropic:MODEL] [--bash on|off] [--max-turns 500] [--max-tokens N] [--summarizer-model openai:MODEL|anthropic:MODEL] [--plugin FILE]... [--workspaces DIR]";
 
 /** `keel serve --help`: every flag and the environment a real provider reads. */
 export const SERVE_HELP = [
@@ -18,6 +18,8 @@ export const SERVE_HELP = [
   "  --port N                 port to listen on (default 8787; 0 picks a free one)",
   "  --host HOST              interface to bind (default 127.0.0.1; a non-loopback host needs KEEL_API_KEYS)",
   "  --db URL                 run store: sqlite:PATH (default sqlite:./.keel/keel.db) or postgres://…",
+  "  --workspaces DIR         where thread workspaces live (default: beside the --db file, PATH.workspaces;",
+  "                           .keel/workspaces-DB-HASH for PostgreSQL; a temporary .keel/ directory for sqlite::memory:)",
   "  --redis URL              stream bridge on Redis (default: in memory)",
   "  --stack NAME             a stack to serve, one assistant each (repeatable; default lead)",
   "  --model SPEC             demo (default) | scripted:FILE | openai:MODEL | anthropic:MODEL",
@@ -56,6 +58,7 @@ export async function serveCommand(args: string[], io: CommandIO): Promise<numbe
         port: { type: "string" },
         host: { type: "string" },
         db: { type: "string" },
+        workspaces: { type: "string" },
         redis: { type: "string" },
         stack: { type: "string", multiple: true },
         model: { type: "string" },
