@@ -1,45 +1,24 @@
 /**
  * store-sql against PostgreSQL (KEEL_TEST_PG_URL, default postgres://keel:keel@127.0.0.1:5432/keel).
- * Locally the tests are skipped with a printed reason when nothing listens there; with
- * CI=true an unreachable server is a failure. The role needs CREATEDB: the concurrent
+ * Locally the tests are skipped with a printed reason when they cannot log in there
+ * (test/e2e/services.ts); with CI=true that is a failure. The role needs CREATEDB: the concurrent
  * start test migrates a scratch database of its own.
  */
 import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
-import { connect } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import storeSqlPlugin, { closeCheckpointer, createCheckpointer, createSqlRunStore } from "../../../plugins/store-sql/index.js";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { RunStore } from "../../../kernel/runs/types.js";
 import { describeRunStoreConformance } from "../../runs/store-conformance.js";
 import { countingGraph } from "./counting-graph.js";
+import { postgresUnavailable } from "../../e2e/services.js";
 
 const PG_URL = process.env.KEEL_TEST_PG_URL ?? "postgres://keel:keel@127.0.0.1:5432/keel";
 
-function tcpReachable(url: string, timeoutMs = 2000): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port || 5432) });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
-  });
-}
+const skipReason = await postgresUnavailable(PG_URL);
 
-const reachable = await tcpReachable(PG_URL);
-const skipReason = `PostgreSQL not reachable at KEEL_TEST_PG_URL (${PG_URL.replace(/:[^:@/]+@/, ":***@")})`;
-
-if (!reachable && process.env.CI === "true") {
-  describe("store-sql on PostgreSQL", () => {
-    it("needs a reachable PostgreSQL in CI", () => {
-      throw new Error(`${skipReason}; CI must start it (see .ci/run)`);
-    });
-  });
-} else if (!reachable) {
+if (skipReason !== null) {
   console.warn(`skipping store-sql PostgreSQL tests: ${skipReason}`);
   describe.skip(`store-sql on PostgreSQL (${skipReason})`, () => {
     it("skipped", () => undefined);
