@@ -1,11 +1,13 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validate } from "../../contracts/registry.js";
 import { main } from "../../tools/cli/main.js";
 import { fakeIO } from "./fake-io.js";
+import { runScenario } from "../../tools/scenario/run-scenario.js";
+import type { ScenarioV1 } from "../../contracts/scenario/v1.js";
 
 function scenarioFile(body: unknown): string {
   const dir = mkdtempSync(join(tmpdir(), "keel-run-test-"));
@@ -177,5 +179,24 @@ describe("keel compose", () => {
     const flag = fakeIO();
     expect(await main(["compose", "--frobnicate"], flag)).toBe(2);
     expect(flag.stderr()).toContain("KEEL_ERR_CLI_USAGE");
+  });
+
+  it("makes the run's temporary workspace inside --workspaces DIR (created), and removes it afterwards", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "keel-run-ws-")), "nested", "ws");
+    const io = fakeIO();
+    expect(await main(["run", scenarioFile(base), "--workspaces", dir, "--json"], io)).toBe(0);
+    expect(JSON.parse(io.stdout()).outcome.status).toBe("succeeded");
+    expect(existsSync(dir)).toBe(true);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("keeps the workspace under workspacesDir when asked to keep it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "keel-run-ws-kept-"));
+    await runScenario(base as ScenarioV1, { workspacesDir: dir, keepWorkspace: true });
+    const [made] = readdirSync(dir);
+    expect(made).toMatch(/^keel-scenario-/);
+    const threads = readdirSync(join(dir, made!));
+    expect(threads).toHaveLength(1);
+    expect(readdirSync(join(dir, made!, threads[0]!)).sort()).toEqual(["a.txt", "notes.md"]);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ScenarioV1 } from "../../contracts/scenario/v1.js";
@@ -32,6 +32,8 @@ export interface RunScenarioOptions {
   plugins?: readonly Plugin[];
   /** Keep the temporary workspace directory instead of deleting it. */
   keepWorkspace?: boolean;
+  /** Where the temporary workspace directory is made (`keel run --workspaces DIR`; created if missing). Default: the OS temp directory. */
+  workspacesDir?: string;
   signal?: AbortSignal;
 }
 
@@ -53,7 +55,8 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
   const seed = sha256Hex(`scenario:${scenario.name}`).slice(0, 12);
   const threadId = `thread-${seed}`;
   const runId = `run-${seed}`;
-  const root = mkdtempSync(join(tmpdir(), "keel-scenario-"));
+  if (options.workspacesDir !== undefined) mkdirSync(options.workspacesDir, { recursive: true });
+  const root = mkdtempSync(join(options.workspacesDir ?? tmpdir(), "keel-scenario-"));
   // The run's own timers (child timeouts, lease heartbeats) do not hold the process open, so a
   // run that only waits on them would let Node exit with no report and the workspace left behind.
   const keepAlive = setInterval(() => {}, 3_600_000);
