@@ -101,8 +101,11 @@ export class StreamWriter {
     this.sending.add(sent);
   }
   private settle(queue: RunQueue, batch: readonly Queued[], results: readonly string[]): void {
+    let refused = 0;
+    let stored = 0;
     batch.forEach((item, i) => {
       const result = results[i] ?? "!missing";
+      if (result.startsWith("!")) refused++;
       if (result === "!ended") {
         item.reject(new KeelError("KEEL_ERR_STREAM_ENDED", `run \`${item.runId}\` already ended its stream; \`${item.event}\` was not published`));
       } else if (result.startsWith("!fenced:")) {
@@ -110,10 +113,12 @@ export class StreamWriter {
       } else if (result.startsWith("!")) {
         item.reject(redisUnavailable(`publishing \`${item.event}\` of run \`${item.runId}\` got no result`, new Error(result)));
       } else {
-        queue.next = Math.max(queue.next, eventNumber(result) + 1);
+        stored = Math.max(stored, eventNumber(result));
         if (item.isEnd) queue.ended = true;
         item.resolve({ id: result, runId: item.runId, event: item.event, data: item.value, ...(item.epoch === undefined ? {} : { epoch: item.epoch }) });
       }
     });
+    // A refused event was never meant to be stored: it takes no number (unlike a failed batch's).
+    queue.next = Math.max(queue.next - refused, stored + 1);
   }
 }
