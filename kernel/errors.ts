@@ -189,6 +189,14 @@ export const ERRORS = {
     description: "A stream bridge was used after `close()`.",
     solve: "Create a new bridge, or close it only when the process shuts down.",
   },
+  KEEL_ERR_STREAM_UNAVAILABLE: {
+    description: "The stream bridge's backend (Redis) did not answer: an event could not be published, or a stream could not be read (HTTP 503).",
+    solve: "Check that Redis is up and reachable (`--redis` URL); retry the request — a subscriber that reconnects with its Last-Event-ID gets a `gap` event if events were lost meanwhile.",
+  },
+  KEEL_ERR_STREAM_FENCED: {
+    description: "An event was refused because the run's stream already has events of a newer lease epoch: the publisher lost its lease to another worker.",
+    solve: "Nothing to do on the stream: the run belongs to the newer lease holder. Stop the stale worker's run.",
+  },
   KEEL_ERR_TOOL_UNKNOWN: {
     description: "The model called a tool that is not bound; the call got an error result and the run went on.",
     solve: "Bind the tool (through a plugin's `tools`) or correct the model's instructions.",

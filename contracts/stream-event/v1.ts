@@ -52,8 +52,11 @@ export type GapEventData = Static<typeof GapEventData>;
 
 const OpenObject = Type.Record(Type.String(), Type.Unknown());
 
+/** The run's lease epoch an event was published under (absent when the publisher gave none). */
+export const StreamEventEpoch = Type.Optional(Type.Integer({ minimum: 0 }));
+
 function eventOf<E extends StreamEventName, D extends TSchema>(event: E, data: D) {
-  return Type.Object({ id: StreamEventId, runId: Type.String({ minLength: 1 }), event: Type.Literal(event), data }, { additionalProperties: false });
+  return Type.Object({ id: StreamEventId, runId: Type.String({ minLength: 1 }), event: Type.Literal(event), data, epoch: StreamEventEpoch }, { additionalProperties: false });
 }
 
 /**

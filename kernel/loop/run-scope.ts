@@ -18,6 +18,8 @@ export interface StreamEventRecord {
   runId: string;
   event: string;
   data: unknown;
+  /** The run's lease epoch the event was published under, when the publisher gave one. */
+  epoch?: number;
 }
 
 export interface JournalRecord {

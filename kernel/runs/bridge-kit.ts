@@ -9,4 +9,4 @@ export { assertEventId, compareEventIds, EventIdSequence, isEventId, ZERO_EVENT_
 export { followsCursor, gapEvent, type LoggedEvent, type RetainedRange } from "./stream-gap.js";
 export { ControlHandlers, isControlMessage } from "./control-handlers.js";
 export { assertPublishable, readRetentionOptions, unrefTimers, type RetentionOptions, type RetentionTimers } from "./bridge-options.js";
-export type { ControlMessage, StreamBridge, StreamEvent, SubscribeOptions } from "./types.js";
+export type { ControlMessage, PublishOptions, StreamBridge, StreamEvent, SubscribeOptions } from "./types.js";

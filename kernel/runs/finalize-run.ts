@@ -72,7 +72,7 @@ export async function finalizeRun(ctx: ManagerContext, input: FinalizeInput): Pr
     return;
   }
   await ctx.store.updateThread(run.threadId, { status: threadStatusAfter(outcome) }, isoNow(ctx.clock));
-  await ctx.bridge.end(run.runId);
+  await ctx.bridge.end(run.runId, { epoch: run.epoch });
 }
 
 /** Undo the run's changes; returns the detail for the cancelled outcome's message. */

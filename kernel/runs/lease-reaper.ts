@@ -52,9 +52,9 @@ export class LeaseReaper {
       const outcome = leaseExpiredOutcome(run.owner, run.leaseExpiresAt);
       if (!(await this.ctx.store.expireRun(run.runId, run.epoch, outcome, now))) continue;
       this.hooks.loseLocalLease(run.runId);
-      await this.publish(run.runId, () => this.ctx.bridge.publish(run.runId, "error", { type: "lease_expired", message: outcome.error!.message }));
+      await this.publish(run.runId, () => this.ctx.bridge.publish(run.runId, "error", { type: "lease_expired", message: outcome.error!.message }, { epoch: run.epoch }));
       await this.ctx.store.updateThread(run.threadId, { status: "error" }, isoNow(this.ctx.clock));
-      await this.publish(run.runId, () => this.ctx.bridge.end(run.runId));
+      await this.publish(run.runId, () => this.ctx.bridge.end(run.runId, { epoch: run.epoch }));
       reaped.push((await this.ctx.store.getRun(run.runId)) ?? run);
       await this.hooks.afterReap(run);
     }

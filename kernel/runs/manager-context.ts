@@ -36,8 +36,8 @@ export function threadStatusAfter(outcome: StatusV2Payload): ThreadStatus {
  */
 export async function endNeverStartedStream(ctx: ManagerContext, run: RunRecord): Promise<void> {
   try {
-    await ctx.bridge.publish(run.runId, "metadata", { run_id: run.runId, thread_id: run.threadId, attempt: 0 });
-    await ctx.bridge.end(run.runId);
+    await ctx.bridge.publish(run.runId, "metadata", { run_id: run.runId, thread_id: run.threadId, attempt: 0 }, { epoch: run.epoch });
+    await ctx.bridge.end(run.runId, { epoch: run.epoch });
   } catch (error) {
     ctx.log(`run ${run.runId}: ending the stream of a run that never started failed`, error);
   }

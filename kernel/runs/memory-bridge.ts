@@ -16,7 +16,7 @@ import { type RetainedRange } from "./stream-gap.js";
 import { followLog, type LogSource } from "./follow-log.js";
 import { ControlHandlers } from "./control-handlers.js";
 import { assertPublishable, readRetentionOptions, type RetentionTimers } from "./bridge-options.js";
-import type { ControlMessage, StreamBridge, StreamEvent, SubscribeOptions } from "./types.js";
+import type { ControlMessage, PublishOptions, StreamBridge, StreamEvent, SubscribeOptions } from "./types.js";
 
 export { compareEventIds, isEventId } from "./stream-event-id.js";
 export type { RetentionTimers } from "./bridge-options.js";
@@ -71,16 +71,16 @@ export class MemoryStreamBridge implements StreamBridge {
     this.control = new ControlHandlers(options.onControlError);
   }
 
-  async publish(runId: string, event: string, data: unknown): Promise<StreamEvent> {
+  async publish(runId: string, event: string, data: unknown, options?: PublishOptions): Promise<StreamEvent> {
     assertPublishable(event);
-    return this.append(runId, event, data === undefined ? null : data);
+    return this.append(runId, event, data === undefined ? null : data, options?.epoch);
   }
 
-  async end(runId: string): Promise<StreamEvent> {
+  async end(runId: string, options?: PublishOptions): Promise<StreamEvent> {
     const log = this.logs.get(runId);
     // Idempotent: finalization and shutdown may both end a run; the first `end` stands.
     if (log?.ended) return log.events[log.events.length - 1]!;
-    const record = this.append(runId, "end", null);
+    const record = this.append(runId, "end", null, options?.epoch);
     const ended = this.logs.get(runId)!;
     ended.ended = true;
     ended.cancelDrop = this.timers.schedule(() => {
@@ -121,7 +121,7 @@ export class MemoryStreamBridge implements StreamBridge {
     for (const runId of [...this.waiters.keys()]) this.wake(runId);
   }
 
-  private append(runId: string, event: string, data: unknown): StreamEvent {
+  private append(runId: string, event: string, data: unknown, epoch: number | undefined): StreamEvent {
     this.assertOpen();
     let log = this.logs.get(runId);
     if (!log) {
@@ -129,7 +129,7 @@ export class MemoryStreamBridge implements StreamBridge {
       this.logs.set(runId, log);
     }
     if (log.ended) throw new KeelError("KEEL_ERR_STREAM_ENDED", `run \`${runId}\` already ended its stream; \`${event}\` was not published`);
-    const record: StreamEvent = { id: log.ids.next(this.clock.now()), runId, event, data };
+    const record: StreamEvent = { id: log.ids.next(this.clock.now()), runId, event, data, ...(epoch === undefined ? {} : { epoch }) };
     log.events.push(record);
     const excess = log.events.length - this.retention;
     if (excess > 0) log.droppedThrough = log.events.splice(0, excess)[excess - 1]!.id;

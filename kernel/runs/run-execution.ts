@@ -36,7 +36,7 @@ export class RunExecution {
   ) {
     this.runId = run.runId;
     this.threadId = run.threadId;
-    this.output = new RunOutput(run.runId, ctx.bridge, ctx.store, ctx.journalBatchSize, ctx.log);
+    this.output = new RunOutput(run.runId, ctx.bridge, ctx.store, ctx.journalBatchSize, ctx.log, run.epoch);
     this.heartbeat = new LeaseHeartbeat(
       ctx,
       run,

@@ -1,6 +1,8 @@
 /**
  * Where one run's events and journal entries go while it executes: events are published
- * to the stream bridge strictly in emission order (one publish at a time), journal
+ * to the stream bridge strictly in emission order — one publish at a time, or all at
+ * once to a bridge that keeps call order (`orderedPublish`, e.g. Redis, which batches
+ * them) — each under the run's lease epoch; journal
  * entries are numbered in arrival order and written to the store in batches. Once the
  * run's lease is lost the output is silenced: the reaper owns the stream from then on.
  *
@@ -9,7 +11,7 @@
  * (`journalIncomplete`), so the run keeps its real outcome and finalizes at once.
  */
 import type { JournalGap } from "../../contracts/run-report/v1.js";
-import type { JournalEntry, RunStore, StreamBridge, StreamEvent } from "./types.js";
+import type { JournalEntry, PublishOptions, RunStore, StreamBridge, StreamEvent } from "./types.js";
 
 export type { JournalGap };
 
@@ -28,6 +30,7 @@ export class RunOutput {
   private firstError: string | null = null;
   /** Buffer size that triggers the next batch write; after a failure, one more batch must accumulate first. */
   private flushAt: number;
+  private readonly publishOptions: PublishOptions;
 
   constructor(
     private readonly runId: string,
@@ -35,16 +38,32 @@ export class RunOutput {
     private readonly store: RunStore,
     private readonly journalBatchSize: number,
     private readonly log: BackgroundLog,
+    /** The run's lease epoch, recorded on every event it publishes. */
+    epoch?: number,
   ) {
     this.flushAt = journalBatchSize;
+    this.publishOptions = epoch === undefined ? {} : { epoch };
   }
 
   emit(event: string, data: unknown): void {
     if (this.silenced) return;
+    if (this.bridge.orderedPublish) {
+      // Handed over now (the bridge keeps the order); only the results are collected in order.
+      const settled = this.bridge.publish(this.runId, event, data, this.publishOptions).then(
+        (published) => ({ published }),
+        (error: unknown) => ({ error }),
+      );
+      this.publishing = this.publishing.then(async () => {
+        const result = await settled;
+        if ("published" in result) this.published.push(result.published);
+        else this.log(`run ${this.runId}: publishing \`${event}\` failed`, result.error);
+      });
+      return;
+    }
     this.publishing = this.publishing.then(async () => {
       if (this.silenced) return;
       try {
-        this.published.push(await this.bridge.publish(this.runId, event, data));
+        this.published.push(await this.bridge.publish(this.runId, event, data, this.publishOptions));
       } catch (error) {
         this.log(`run ${this.runId}: publishing \`${event}\` failed`, error);
       }

@@ -136,15 +136,27 @@ export interface SubscribeOptions {
   signal?: AbortSignal;
 }
 
+/** What a publisher says about an event besides its name and data. */
+export interface PublishOptions {
+  /** The run's lease epoch the event is published under; recorded on the event (`epoch`). */
+  epoch?: number;
+}
+
 export interface StreamBridge {
+  /**
+   * True when `publish`/`end` calls that are not awaited one by one still land in call
+   * order per run (the Redis bridge batches them): a run then hands every event over at
+   * once instead of waiting for the previous one. Absent: one publish at a time.
+   */
+  readonly orderedPublish?: boolean;
   /**
    * Append an event; ids are `<ms>-<seq>`, strictly increasing per run (order them with
    * `compareEventIds`). Throws `KEEL_ERR_STREAM_RESERVED_EVENT` for `end`/`gap` and
    * `KEEL_ERR_STREAM_ENDED` after `end`.
    */
-  publish(runId: string, event: string, data: unknown): Promise<StreamEvent>;
+  publish(runId: string, event: string, data: unknown, options?: PublishOptions): Promise<StreamEvent>;
   /** Append the final `end` event (the commit marker) and start the retention countdown; a second call returns the first `end`. */
-  end(runId: string): Promise<StreamEvent>;
+  end(runId: string, options?: PublishOptions): Promise<StreamEvent>;
   /**
    * Replay retained events after `lastEventId`, then follow live until `end` (inclusive).
    * When `lastEventId` fell out of retention: one `gap` event (stream-event@1) and done.

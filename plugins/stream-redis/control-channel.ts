@@ -61,6 +61,7 @@ export class RedisControlChannel {
   private connection(): Redis {
     if (this.subscriber) return this.subscriber;
     const subscriber = this.redis.duplicate();
+    subscriber.on("error", () => undefined); // a failed SUBSCRIBE rejects `listen`; ioredis resubscribes on reconnect
     subscriber.on("message", (channel: string, text: string) => this.receive(channel, text));
     return (this.subscriber = subscriber);
   }

@@ -9,17 +9,27 @@
  * the blocked XREAD. Aborting does not wait for Redis: the pending read is raced
  * against the signal, and BLOCK is bounded (`blockMs`) so a read that a dropped
  * connection failed to reject cannot hold the loop for long.
+ *
+ * Each page is reported to the follower with the `prev` that id continuity implies
+ * (continuity.ts), so events lost to trimming, a flush or a Redis restart end the
+ * subscription with `gap`. Joining from the start (no cursor) of a run whose first
+ * events were trimmed begins with the run's first `metadata` event, kept aside for this.
+ * A failed Redis command ends the iteration with `KEEL_ERR_STREAM_UNAVAILABLE`.
  */
 import type { Redis } from "ioredis";
 import { followLog, type LogRange, type LogSource } from "../../kernel/runs/follow-log.js";
-import { ZERO_EVENT_ID } from "../../kernel/runs/stream-event-id.js";
+import { compareEventIds, ZERO_EVENT_ID } from "../../kernel/runs/stream-event-id.js";
 import type { LoggedEvent } from "../../kernel/runs/stream-gap.js";
 import type { StreamEvent } from "../../kernel/runs/types.js";
-import { decodeEntry, type RawEntry } from "./stream-entries.js";
+import { withContinuity } from "./continuity.js";
+import { orUnavailable } from "./redis-errors.js";
+import { decodeEntry, decodeMetadata, type RawEntry } from "./stream-entries.js";
 
 export interface FollowRequest {
   runId: string;
   key: string;
+  /** The hash holding the run's first `metadata` event. */
+  metadataKey: string;
   /** The commands connection (shared by the bridge). */
   redis: Redis;
   /** Opens this subscription's blocking connection; the caller tracks it for `close()`. */
@@ -35,20 +45,32 @@ export interface FollowRequest {
 export async function* followRunStream(request: FollowRequest): AsyncGenerator<StreamEvent> {
   const { runId, key, redis, pageSize } = request;
   let blocking: Redis | undefined;
-  const decodeAll = (entries: readonly RawEntry[]): LoggedEvent[] => entries.map((raw) => decodeEntry(runId, raw));
+  const what = `reading the stream of run \`${runId}\``;
+  /** A page as the follower gets it: continuity-checked, and led by `metadata` when joining from the start. */
+  const deliver = async (raw: readonly RawEntry[], cursor: string | null, signal: AbortSignal): Promise<LoggedEvent[] | undefined> => {
+    const entries = raw.map((entry) => decodeEntry(runId, entry));
+    const first = entries[0];
+    if (cursor !== null || !first || first.event.event === "metadata" || first.prev === ZERO_EVENT_ID) return withContinuity(entries, cursor);
+    // Joining from the start, and the run's first events were trimmed: lead with its first `metadata`.
+    const hash = await untilAborted(orUnavailable(what, redis.hgetall(request.metadataKey)), signal);
+    if (hash === undefined) return undefined;
+    const metadata = decodeMetadata(runId, hash);
+    if (!metadata || compareEventIds(metadata.event.id, first.event.id) >= 0) return withContinuity(entries, cursor);
+    return [{ event: metadata.event, prev: ZERO_EVENT_ID }, { event: first.event, prev: metadata.event.id }, ...withContinuity(entries.slice(1), first.event.id)];
+  };
   const source: LogSource = {
     pageSize,
     readAfter: async (cursor, signal) => {
-      const page = await untilAborted(redis.xrange(key, cursor === null ? "-" : `(${cursor}`, "+", "COUNT", pageSize), signal);
-      return page && decodeAll(page);
+      const page = await untilAborted(orUnavailable(what, redis.xrange(key, cursor === null ? "-" : `(${cursor}`, "+", "COUNT", pageSize)), signal);
+      return page && deliver(page, cursor, signal);
     },
-    range: (signal) => untilAborted(retainedRange(redis, key), signal),
+    range: (signal) => untilAborted(orUnavailable(what, retainedRange(redis, key)), signal),
     waitAfter: async (cursor, signal) => {
       // Opened only once the replay caught up with a run that has not ended.
       blocking ??= request.openBlocking();
-      const reply = await untilAborted(blocking.xread("COUNT", pageSize, "BLOCK", request.blockMs, "STREAMS", key, cursor ?? ZERO_EVENT_ID), signal);
+      const reply = await untilAborted(orUnavailable(what, blocking.xread("COUNT", pageSize, "BLOCK", request.blockMs, "STREAMS", key, cursor ?? ZERO_EVENT_ID)), signal);
       if (reply === undefined) return undefined;
-      return reply === null ? [] : decodeAll(reply[0]?.[1] ?? []); // null: BLOCK timed out, nothing new yet
+      return reply === null ? [] : deliver(reply[0]?.[1] ?? [], cursor, signal); // null: BLOCK timed out, nothing new yet
     },
   };
   try {

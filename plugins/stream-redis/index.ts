@@ -17,6 +17,8 @@ export const streamRedisPlugin = definePlugin({
       createRedisStreamBridge(typeof config.url === "string" ? config.url : "redis://127.0.0.1:6379", {
         maxLen: typeof config.maxLen === "number" ? config.maxLen : REDIS_STREAM_DEFAULTS.maxLen,
         ttlSeconds: typeof config.ttlSeconds === "number" ? config.ttlSeconds : REDIS_STREAM_DEFAULTS.ttlSeconds,
+        flushMs: typeof config.flushMs === "number" ? config.flushMs : REDIS_STREAM_DEFAULTS.flushMs,
+        maxBatch: typeof config.maxBatch === "number" ? config.maxBatch : REDIS_STREAM_DEFAULTS.maxBatch,
       }),
   },
 });

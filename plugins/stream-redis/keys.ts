@@ -8,6 +8,14 @@ export function eventsKey(runId: string): string {
   return `keel:run:${runId}:events`;
 }
 
+/**
+ * The run's first `metadata` event (hash: `id`, `data`, `prev`, `epoch`), kept when MAXLEN
+ * trims it from the stream, so a replay from the start still begins with it. Expires with the stream.
+ */
+export function metadataKey(runId: string): string {
+  return `keel:run:${runId}:metadata`;
+}
+
 /** The pub/sub channel of the run's control messages (e.g. cancel, sent by any worker). */
 export function controlChannel(runId: string): string {
   return `keel:run:${runId}:control`;

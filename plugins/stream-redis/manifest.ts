@@ -27,6 +27,18 @@ export const streamRedisConfigSchema = {
       default: REDIS_STREAM_DEFAULTS.ttlSeconds,
       description: "How long a run's stream stays readable after its `end` event, in seconds.",
     },
+    flushMs: {
+      type: "integer",
+      minimum: 0,
+      default: REDIS_STREAM_DEFAULTS.flushMs,
+      description: "How long a run's first queued event waits for more before its batch is written, in ms (0: at once); `end` is always written at once.",
+    },
+    maxBatch: {
+      type: "integer",
+      minimum: 1,
+      default: REDIS_STREAM_DEFAULTS.maxBatch,
+      description: "Most events written in one round trip (one append script).",
+    },
   },
 } as const;
 

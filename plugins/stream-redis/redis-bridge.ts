@@ -2,6 +2,10 @@
  * The StreamBridge on Redis Streams, for several workers: any worker can publish to,
  * replay and follow any run's stream, and cancel a run another worker owns.
  *
+ * Writes are pipelined (stream-writer.ts): `publish` queues, and a run's queue goes to
+ * Redis as one script call per batch, in call order, flushed `flushMs` after its first
+ * event, at `maxBatch` events and at once for `end`.
+ *
  * Connections: one for commands (shared), one pub/sub subscriber (opened by the first
  * `onControl`), and one per live subscription while it follows (see follow-stream.ts).
  * `close()` ends every subscription and closes every connection, so nothing keeps the
@@ -12,12 +16,13 @@ import { KeelError } from "../../kernel/errors.js";
 import { requireOptional } from "../../kernel/optional-import.js";
 import { assertPublishable } from "../../kernel/runs/bridge-options.js";
 import { assertEventId } from "../../kernel/runs/stream-event-id.js";
-import type { ControlMessage, StreamBridge, StreamEvent, SubscribeOptions } from "../../kernel/runs/types.js";
-import { appendEntry, defineAppendScript } from "./append-script.js";
+import type { ControlMessage, PublishOptions, StreamBridge, StreamEvent, SubscribeOptions } from "../../kernel/runs/types.js";
 import { closeConnection, RedisControlChannel } from "./control-channel.js";
 import { followRunStream } from "./follow-stream.js";
-import { eventsKey } from "./keys.js";
+import { eventsKey, metadataKey } from "./keys.js";
+import { orUnavailable } from "./redis-errors.js";
 import { decodeEntry, encodeData } from "./stream-entries.js";
+import { StreamWriter } from "./stream-writer.js";
 
 export interface RedisStreamBridgeOptions {
   /** Newest events kept per run (`XADD … MAXLEN n`, exact). Default 10,000. */
@@ -26,9 +31,19 @@ export interface RedisStreamBridgeOptions {
   ttlSeconds?: number;
   /** Longest single XREAD BLOCK of a following subscription, in ms. Default 5,000. */
   blockMs?: number;
-  /** Entries per XRANGE / XREAD round trip. Default 512. */
+  /** Entries per XRANGE / XREAD round trip. Default 1,024. */
   pageSize?: number;
-  /** Passed to ioredis for every connection (the URL still decides host, port, password). */
+  /** How long a run's first queued event waits for more before its batch is sent, in ms (0: at once). Default 2. */
+  flushMs?: number;
+  /** Most events per write round trip (one append script). Default 512. */
+  maxBatch?: number;
+  /** Most write batches of one run in flight at once (answered in order on one connection). Default 4. */
+  maxInFlight?: number;
+  /**
+   * Passed to ioredis for every connection (the URL still decides host, port, password).
+   * The bridge's default `maxRetriesPerRequest` is 1, so a command fails fast
+   * (`KEEL_ERR_STREAM_UNAVAILABLE`, 503 at the gateway) while Redis is down.
+   */
   redis?: RedisOptions;
   /** A control handler threw. Default: a process warning. */
   onControlError?: (error: unknown, runId: string) => void;
@@ -39,18 +54,21 @@ export function loadIoredis(): typeof import("ioredis") {
   return requireOptional<typeof import("ioredis")>("ioredis", "a Redis stream bridge (`--redis`)");
 }
 
-export const REDIS_STREAM_DEFAULTS = { maxLen: 10_000, ttlSeconds: 86_400, blockMs: 5_000, pageSize: 512 } as const;
+export const REDIS_STREAM_DEFAULTS = { maxLen: 10_000, ttlSeconds: 86_400, blockMs: 5_000, pageSize: 1024, flushMs: 2, maxBatch: 512, maxInFlight: 4 } as const;
 
-function positiveInteger(options: RedisStreamBridgeOptions, name: keyof typeof REDIS_STREAM_DEFAULTS): number {
+function integerOption(options: RedisStreamBridgeOptions, name: keyof typeof REDIS_STREAM_DEFAULTS, minimum = 1): number {
   const value = options[name] ?? REDIS_STREAM_DEFAULTS[name];
-  if (!Number.isInteger(value) || value < 1) {
-    throw new KeelError("KEEL_ERR_CONFIG_INVALID", `stream-redis \`${name}\` must be an integer ≥ 1, got \`${value}\``, { pointer: `/${name}` });
+  if (!Number.isInteger(value) || value < minimum) {
+    throw new KeelError("KEEL_ERR_CONFIG_INVALID", `stream-redis \`${name}\` must be an integer ≥ ${minimum}, got \`${value}\``, { pointer: `/${name}` });
   }
   return value;
 }
 
 export class RedisStreamBridge implements StreamBridge {
+  /** Publishes not awaited one by one keep their call order (they are batched per run). */
+  readonly orderedPublish = true;
   private readonly redis: Redis;
+  private readonly writer: StreamWriter;
   private readonly control: RedisControlChannel;
   private readonly maxLen: number;
   private readonly ttlSeconds: number;
@@ -61,23 +79,30 @@ export class RedisStreamBridge implements StreamBridge {
   private readonly blockingConnections = new Set<Redis>();
 
   constructor(url: string, options: RedisStreamBridgeOptions = {}) {
-    this.maxLen = positiveInteger(options, "maxLen");
-    this.ttlSeconds = positiveInteger(options, "ttlSeconds");
-    this.blockMs = positiveInteger(options, "blockMs");
-    this.pageSize = positiveInteger(options, "pageSize");
-    this.redis = new (loadIoredis().Redis)(url, options.redis ?? {});
-    defineAppendScript(this.redis);
+    this.maxLen = integerOption(options, "maxLen");
+    this.ttlSeconds = integerOption(options, "ttlSeconds");
+    this.blockMs = integerOption(options, "blockMs");
+    this.pageSize = integerOption(options, "pageSize");
+    const flushMs = integerOption(options, "flushMs", 0);
+    const maxBatch = integerOption(options, "maxBatch");
+    const maxInFlight = integerOption(options, "maxInFlight");
+    this.redis = new (loadIoredis().Redis)(url, { maxRetriesPerRequest: 1, ...options.redis });
+    warnOncePerOutage(this.redis);
+    this.writer = new StreamWriter(this.redis, { maxLen: this.maxLen, ttlSeconds: this.ttlSeconds, flushMs, maxBatch, maxInFlight });
     this.control = new RedisControlChannel(this.redis, options.onControlError);
   }
 
-  async publish(runId: string, event: string, data: unknown): Promise<StreamEvent> {
+  async publish(runId: string, event: string, data: unknown, options?: PublishOptions): Promise<StreamEvent> {
     assertPublishable(event);
-    return this.append(runId, event, data === undefined ? null : data, false);
+    return this.append(runId, event, data === undefined ? null : data, false, options?.epoch);
   }
 
-  /** Appends `end` and sets the stream to expire after `ttlSeconds`; a second call returns the first `end`. */
-  async end(runId: string): Promise<StreamEvent> {
-    return this.append(runId, "end", null, true);
+  /**
+   * Appends `end` after every event published before it and sets the stream to expire
+   * after `ttlSeconds`; a second call returns the first `end`. Sent at once, not on the timer.
+   */
+  async end(runId: string, options?: PublishOptions): Promise<StreamEvent> {
+    return this.append(runId, "end", null, true, options?.epoch);
   }
 
   subscribe(runId: string, options: SubscribeOptions = {}): AsyncIterable<StreamEvent> {
@@ -87,6 +112,7 @@ export class RedisStreamBridge implements StreamBridge {
     return followRunStream({
       runId,
       key: eventsKey(runId),
+      metadataKey: metadataKey(runId),
       redis: this.redis,
       openBlocking: () => this.openBlocking(),
       start: options.lastEventId ?? null,
@@ -101,7 +127,7 @@ export class RedisStreamBridge implements StreamBridge {
     const key = eventsKey(runId);
     const events: StreamEvent[] = [];
     for (let from = "-"; ; ) {
-      const page = await this.redis.xrange(key, from, "+", "COUNT", this.pageSize);
+      const page = await orUnavailable(`reading the stream of run \`${runId}\``, this.redis.xrange(key, from, "+", "COUNT", this.pageSize));
       for (const entry of page) events.push(decodeEntry(runId, entry).event);
       if (page.length < this.pageSize) return events;
       from = `(${page[page.length - 1]![0]}`;
@@ -110,7 +136,7 @@ export class RedisStreamBridge implements StreamBridge {
 
   async publishControl(runId: string, message: ControlMessage): Promise<void> {
     this.assertOpen();
-    await this.control.publish(runId, message);
+    await orUnavailable(`sending a control message to run \`${runId}\``, this.control.publish(runId, message));
   }
 
   async onControl(runId: string, handler: (message: ControlMessage) => void): Promise<() => Promise<void>> {
@@ -121,22 +147,23 @@ export class RedisStreamBridge implements StreamBridge {
   async close(): Promise<void> {
     if (this.closing.signal.aborted) return;
     this.closing.abort();
+    // Events queued before close() are still written (QUIT below waits for their replies).
+    const flushed = this.writer.flushAll();
     for (const connection of this.blockingConnections) connection.disconnect();
     this.blockingConnections.clear();
     await this.control.close();
+    await flushed.catch(() => undefined); // each publish got its own failure
     await closeConnection(this.redis);
   }
 
-  private async append(runId: string, event: string, data: unknown, isEnd: boolean): Promise<StreamEvent> {
+  private append(runId: string, event: string, data: unknown, isEnd: boolean, epoch: number | undefined): Promise<StreamEvent> {
     this.assertOpen();
-    const key = eventsKey(runId);
-    const request = { key, runId, event, data: encodeData(data), isEnd, maxLen: this.maxLen, ttlSeconds: this.ttlSeconds };
-    const id = await appendEntry(this.redis, request);
-    return { id, runId, event, data };
+    return this.writer.write(runId, event, data, encodeData(data), isEnd, epoch);
   }
 
   private openBlocking(): Redis {
     const connection = this.redis.duplicate();
+    connection.on("error", () => undefined); // its failures reach the subscription as KEEL_ERR_STREAM_UNAVAILABLE
     this.blockingConnections.add(connection);
     connection.once("end", () => this.blockingConnections.delete(connection));
     return connection;
@@ -145,6 +172,21 @@ export class RedisStreamBridge implements StreamBridge {
   private assertOpen(): void {
     if (this.closing.signal.aborted) throw new KeelError("KEEL_ERR_STREAM_CLOSED", "the Redis stream bridge is closed");
   }
+}
+
+/**
+ * Connection errors: every failed command already rejects (KEEL_ERR_STREAM_UNAVAILABLE);
+ * the connection's own `error` events (one per reconnect attempt) give one process
+ * warning per outage instead of ioredis' line per attempt.
+ */
+function warnOncePerOutage(connection: Redis): void {
+  let warned = false;
+  connection.on("ready", () => (warned = false));
+  connection.on("error", (error: Error) => {
+    if (warned) return;
+    warned = true;
+    process.emitWarning(`stream-redis: Redis connection failed (${error.message}); publishing and reading fail with KEEL_ERR_STREAM_UNAVAILABLE until it is back`);
+  });
 }
 
 /**

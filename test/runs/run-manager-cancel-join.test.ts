@@ -42,7 +42,7 @@ describe("RunManager cancel", () => {
 
     const done = await manager.cancel(thread, run.runId, { wait: true });
     expect(executor.call(run.runId).io.signal.aborted).toBe(true);
-    expect(endSpy).toHaveBeenCalledWith(run.runId);
+    expect(endSpy).toHaveBeenCalledWith(run.runId, { epoch: 1 });
     expect(done).toMatchObject({ status: "interrupted", outcome: { status: "cancelled", text: "Run cancelled on request" } });
     expect(await eventNames(bridge, run.runId)).toEqual(["metadata", "end"]);
   });

@@ -49,3 +49,65 @@ describe("RunOutput: journal writes that fail", () => {
     expect((await inner.readJournal("r1")).map((e) => e.name)).toEqual(["a", "b", "c", "d", "e", "f"]);
   });
 });
+
+describe("RunOutput: publishing", () => {
+  /** A memory bridge whose publishes settle only when the test says so, counting calls. */
+  function gatedBridge(orderedPublish: boolean) {
+    const inner = new MemoryStreamBridge();
+    const gates: Array<() => void> = [];
+    const calls: string[] = [];
+    const bridge = Object.assign(Object.create(inner) as MemoryStreamBridge, {
+      orderedPublish,
+      publish: (runId: string, event: string, data: unknown, options?: { epoch?: number }) => {
+        calls.push(event);
+        const published = inner.publish(runId, event, data, options);
+        return new Promise((resolve) => gates.push(() => resolve(published)));
+      },
+    });
+    return { bridge, gates, calls, inner };
+  }
+
+  it("hands every event at once to a bridge that keeps call order, and records them in order under the run's epoch", async () => {
+    const { bridge, gates, calls } = gatedBridge(true);
+    const out = new RunOutput("r1", bridge, new MemoryRunStore(), 10, () => undefined, 3);
+    out.emit("metadata", { run_id: "r1" });
+    out.emit("values", { step: 1 });
+    out.emit("custom", { step: 2 });
+    expect(calls).toEqual(["metadata", "values", "custom"]); // none waited for the one before
+    for (const open of [...gates].reverse()) open(); // answers in any order: still recorded in emission order
+    await out.drainEvents();
+    expect(out.published.map((e) => [e.event, e.epoch])).toEqual([["metadata", 3], ["values", 3], ["custom", 3]]);
+  });
+
+  it("publishes one at a time to a bridge that does not say so", async () => {
+    const { bridge, gates, calls } = gatedBridge(false);
+    const out = new RunOutput("r1", bridge, new MemoryRunStore(), 10, () => undefined, 1);
+    out.emit("metadata", { run_id: "r1" });
+    out.emit("values", { step: 1 });
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(calls).toEqual(["metadata"]);
+    gates[0]!();
+    for (let i = 0; i < 10 && gates.length < 2; i++) await Promise.resolve();
+    expect(calls).toEqual(["metadata", "values"]);
+    gates[1]!();
+    await out.drainEvents();
+    expect(out.published.map((e) => e.event)).toEqual(["metadata", "values"]);
+  });
+
+  it("a failed publish on an ordered bridge is logged, not thrown, and the events after it still go out", async () => {
+    const inner = new MemoryStreamBridge();
+    const logs: string[] = [];
+    const bridge = Object.assign(Object.create(inner) as MemoryStreamBridge, {
+      orderedPublish: true,
+      publish: (runId: string, event: string, data: unknown) => (event === "values" ? Promise.reject(new Error("Redis is down")) : inner.publish(runId, event, data)),
+    });
+    const out = new RunOutput("r1", bridge, new MemoryRunStore(), 10, (m) => logs.push(m));
+    out.emit("metadata", {});
+    out.emit("values", {});
+    out.emit("custom", {});
+    await out.drainEvents();
+    expect(out.published.map((e) => e.event)).toEqual(["metadata", "custom"]);
+    expect(logs).toEqual(["run r1: publishing `values` failed"]);
+  });
+});

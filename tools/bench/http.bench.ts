@@ -20,7 +20,7 @@ const PG_URL = process.env.KEEL_TEST_PG_URL ?? "postgres://keel:keel@127.0.0.1:5
 const REDIS_URL = process.env.KEEL_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
 /** A payload the size of a typical `updates`/`custom` event (~200 bytes of JSON). */
-const payload = (i: number) => ({ agent: "lead", turn: i, route: "tools", note: "x".repeat(150) });
+export const payload = (i: number) => ({ agent: "lead", turn: i, route: "tools", note: "x".repeat(150) });
 
 const never: RunExecutor = {
   execute: async () => {
@@ -30,10 +30,19 @@ const never: RunExecutor = {
   getThreadState: async () => ({}),
 };
 
+/** How `drain` sends its request, and a callback per complete SSE frame (its text without the blank line). */
+export interface DrainOptions {
+  method?: "GET" | "POST";
+  body?: unknown;
+  onFrame?(frame: string): void;
+}
+
 /** Read a response to its end; resolves with the number of SSE frames and when the first byte came. */
-async function drain(url: string, headers: Record<string, string> = {}): Promise<{ frames: number; firstByteMs: number; totalMs: number }> {
+export async function drain(url: string, headers: Record<string, string> = {}, options: DrainOptions = {}): Promise<{ frames: number; firstByteMs: number; totalMs: number }> {
   const start = performance.now();
-  const response = await fetch(url, { headers });
+  const body = options.body === undefined ? {} : { body: JSON.stringify(options.body) };
+  const response = await fetch(url, { method: options.method ?? "GET", headers: options.body === undefined ? headers : { "content-type": "application/json", ...headers }, ...body });
+  if (!response.ok) throw new Error(`${options.method ?? "GET"} ${url}: HTTP ${response.status} ${await response.text()}`);
   const reader = response.body!.getReader();
   let firstByteMs = -1;
   let frames = 0;
@@ -47,6 +56,7 @@ async function drain(url: string, headers: Record<string, string> = {}): Promise
     const parts = text.split("\n\n");
     tail = parts.pop()!;
     frames += parts.length;
+    if (options.onFrame) for (const frame of parts) options.onFrame(frame);
   }
   return { frames, firstByteMs, totalMs: performance.now() - start };
 }

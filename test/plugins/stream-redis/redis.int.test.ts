@@ -16,7 +16,7 @@ import { packageRoot } from "../../../kernel/package-root.js";
 import streamRedisPlugin, { createRedisStreamBridge, eventsKey, controlChannel, STREAM_BRIDGE_PORT } from "../../../plugins/stream-redis/index.js";
 import type { ControlMessage } from "../../../kernel/runs/types.js";
 import { PluginTester } from "../../../tools/testing/plugin-tester.js";
-import { describeStreamBridgeConformance, newRunId, RUN_ID_PREFIX } from "../../runs/bridge-conformance.js";
+import { collect, describeStreamBridgeConformance, expectStreamEvents, newRunId, RUN_ID_PREFIX } from "../../runs/bridge-conformance.js";
 
 const url = process.env.KEEL_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -86,6 +86,8 @@ describe.skipIf(unavailable !== null)("stream-redis against Redis", () => {
         [e0.id, ["event", "values", "data", '{"step":0}', "prev", "0-0"]],
         [end.id, ["event", "end", "data", "null", "prev", e0.id]],
       ]);
+      // Ids are `<ms>-<n>`, n the event's number in the run.
+      expect([e0.id.split("-")[1], end.id.split("-")[1]]).toEqual(["1", "2"]);
     } finally {
       await bridge.close();
     }
@@ -109,6 +111,72 @@ describe.skipIf(unavailable !== null)("stream-redis against Redis", () => {
       await raw.del(eventsKey(runId));
     } finally {
       await bridge.close();
+    }
+  });
+
+  it("records the lease epoch on each event, and refuses an event of an older epoch than the stream's last (KEEL_ERR_STREAM_FENCED)", async () => {
+    const bridge = createRedisStreamBridge(url);
+    try {
+      const runId = newRunId();
+      const first = await bridge.publish(runId, "metadata", { run_id: runId }, { epoch: 1 });
+      const second = await bridge.publish(runId, "values", { step: 1 }, { epoch: 2 });
+      expect([first.epoch, second.epoch]).toEqual([1, 2]);
+      const stale = bridge.publish(runId, "values", { step: "stale" }, { epoch: 1 });
+      await expect(stale).rejects.toMatchObject({ code: "KEEL_ERR_STREAM_FENCED" });
+      const end = await bridge.end(runId, { epoch: 2 });
+      // The refused event took no number: subscribers see no hole.
+      expect(end.id.split("-")[1]).toBe("3");
+      expect(await bridge.read(runId)).toEqual([first, second, end]);
+      expect(end.epoch).toBe(2);
+      expect(await collect(bridge.subscribe(runId))).toEqual([first, second, end]);
+      expectStreamEvents([first, second, end]);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  it("a replay from the start of a run whose beginning was trimmed still begins with its first `metadata`, with no gap", async () => {
+    const bridge = createRedisStreamBridge(url, { maxLen: 5 });
+    try {
+      const runId = newRunId();
+      const metadata = await bridge.publish(runId, "metadata", { run_id: runId, attempt: 1 }, { epoch: 1 });
+      const values = [];
+      for (let i = 0; i < 10; i++) values.push(await bridge.publish(runId, "values", { step: i }, { epoch: 1 }));
+      const end = await bridge.end(runId, { epoch: 1 });
+      const retained = [...values.slice(-4), end];
+      expect(await bridge.read(runId)).toEqual(retained);
+      const replayed = await collect(bridge.subscribe(runId));
+      expect(replayed).toEqual([metadata, ...retained]);
+      expectStreamEvents(replayed);
+      // A cursor is a position: no metadata is put in front of the events after it.
+      expect(await collect(bridge.subscribe(runId, { lastEventId: values[6]!.id }))).toEqual(retained.slice(1));
+      // The kept metadata expires with the stream.
+      expect(await raw.ttl(`keel:run:${runId}:metadata`)).toBeGreaterThan(0);
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  it("`end` queued behind many unawaited publishes is written after all of them and settles last", async () => {
+    const bridge = createRedisStreamBridge(url, { maxBatch: 64 });
+    try {
+      const runId = newRunId();
+      const settled: string[] = [];
+      const publishes = Array.from({ length: 300 }, (_, i) => bridge.publish(runId, "values", { i }).then((e) => (settled.push(e.event), e)));
+      const end = bridge.end(runId).then((e) => (settled.push(e.event), e));
+      const published = [...(await Promise.all(publishes)), await end];
+      expect(settled.at(-1)).toBe("end");
+      expect(settled.length).toBe(301);
+      expect(await bridge.read(runId)).toEqual(published);
+      await expect(bridge.publish(runId, "values", { late: true })).rejects.toMatchObject({ code: "KEEL_ERR_STREAM_ENDED" });
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  it("refuses invalid write options with KEEL_ERR_CONFIG_INVALID", () => {
+    for (const bad of [{ flushMs: -1 }, { maxBatch: 0 }, { maxInFlight: 1.5 }]) {
+      expect(() => createRedisStreamBridge(url, bad)).toThrow(expect.objectContaining({ code: "KEEL_ERR_CONFIG_INVALID" }));
     }
   });
 
