@@ -1,5 +1,6 @@
 import { getInteropZodDefaultGetter, getInteropZodObjectShape, interopParse, isInteropZodObject, isInteropZodSchema } from "@langchain/core/utils/types";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
+import { isRecord } from "../../contracts/plain-object.js";
 import { KeelError } from "../errors.js";
 import type { ChannelDeclaration } from "../../contracts/manifest/v1.js";
 
@@ -68,8 +69,4 @@ function jsonSchemaOf(schema: Parameters<typeof toJsonSchema>[0]): Record<string
   } catch {
     return {};
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
