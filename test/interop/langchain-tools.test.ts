@@ -1,11 +1,12 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { loadMcpTools } from "@langchain/mcp-adapters";
+import { loadMcpTools, MultiServerMCPClient } from "@langchain/mcp-adapters";
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { CallbackManagerForToolRun } from "@langchain/core/callbacks/manager";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { DynamicStructuredTool, StructuredTool, tool } from "@langchain/core/tools";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { compose } from "../../kernel/compose/index.js";
@@ -160,5 +161,20 @@ describe("MCP tools through @langchain/mcp-adapters", () => {
     expect(byId.f!.status).toBe("error");
     expect(String(byId.f!.content)).toMatch(/^KEEL_ERR_TOOL_FAILED: tool `fail` threw: .*returned an error: no: because/);
     expect(result.outcome.status).toBe("succeeded");
+  });
+
+  it("MultiServerMCPClient's tools from a stdio MCP server (a child process) run in a Keel run", async () => {
+    const server = fileURLToPath(new URL("../fixtures/mcp/stdio-server.mjs", import.meta.url));
+    const mcp = new MultiServerMCPClient({ mcpServers: { notes: { transport: "stdio", command: process.execPath, args: [server] } } });
+    try {
+      const tools = await mcp.getTools();
+      expect(tools.map((t) => t.name)).toEqual(["reverse"]);
+      const { results, bound } = await runTools(tools, { turns: [{ toolCalls: [{ name: "reverse", id: "r", args: { text: "keel" } }] }, { content: "leek" }] });
+      expect(bound[0]!.function.parameters.properties.text!.type).toBe("string");
+      expect(results[0]!.content).toBe("leek");
+      expect(results[0]!.status).toBe("success");
+    } finally {
+      await mcp.close();
+    }
   });
 });
