@@ -35,7 +35,7 @@ export function langChainSourceOf(tool: KeelTool): LangChainTool | undefined {
  * A KeelTool from either kind: a KeelTool is returned as is; a LangChain tool is wrapped. Its
  * JSON Schema is what LangChain itself gives providers (`convertToOpenAITool`); it is invoked
  * as LangChain's ToolNode invokes it (with the tool call, so it answers with a ToolMessage),
- * with the run's abort signal and `configurable.thread_id`. What it throws (bad arguments
+ * with the run's abort signal, `configurable.thread_id` and LangChain's ToolRuntime fields. What it throws (bad arguments
  * included) becomes the kernel's `KEEL_ERR_TOOL_FAILED` tool result, like a KeelTool's throw.
  */
 export function toKeelTool(tool: ToolLike): KeelTool {
@@ -61,11 +61,15 @@ export function toKeelTool(tool: ToolLike): KeelTool {
 
 async function invokeLangChainTool(tool: LangChainTool, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
   const call = { id: ctx.toolCallId, name: tool.name, args, type: "tool_call" as const };
-  const output: unknown = await tool.invoke(call as never, {
+  const config: Record<string, unknown> = {
     signal: ctx.signal,
     configurable: { thread_id: ctx.threadId, run_id: ctx.runId, agent: ctx.agent },
     metadata: { keel_agent: ctx.agent, keel_turn: ctx.turn },
-  });
+  };
+  // LangChain's ToolRuntime, as its ToolNode extends the config: Keel tools see no agent state,
+  // their `context` is the options of the plugin that supplied them; there is no store nor writer.
+  Object.assign(config, { config: { ...config }, toolCallId: ctx.toolCallId, state: {}, context: ctx.config, store: null, writer: null });
+  const output: unknown = await tool.invoke(call as never, config as never);
   if (ToolMessage.isInstance(output)) {
     return {
       content: contentText(output.content),

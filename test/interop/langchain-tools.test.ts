@@ -61,6 +61,16 @@ describe("LangChain tools in a Keel run", () => {
     expect(result.outcome.text).toBe("It is sunny.");
   });
 
+  it("a tool gets LangChain's ToolRuntime: toolCallId, and the supplying plugin's options as context", async () => {
+    const seen: unknown[] = [];
+    const probe = tool(async (_input: { q: string }, runtime) => {
+      seen.push({ toolCallId: runtime.toolCallId, context: runtime.context, thread: runtime.configurable?.thread_id, aborted: runtime.signal?.aborted });
+      return "ok";
+    }, { name: "probe", description: "probe", schema: z.object({ q: z.string() }) });
+    await runTools([probe], { turns: [{ toolCalls: [{ name: "probe", id: "p1", args: { q: "x" } }] }, { content: "done" }] });
+    expect(seen).toEqual([{ toolCallId: "p1", context: {}, thread: "thread-lc", aborted: false }]);
+  });
+
   it("tool() given through the runtime's tools option works the same", async () => {
     const { results, bound, runtime } = await runTools([weather], { turns: [{ toolCalls: [{ name: "get_weather", id: "c1", args: { city: "Rome" } }] }, { content: "ok" }] }, "runtime");
     expect(bound.map((d) => d.function.name)).toEqual(["get_weather"]);
