@@ -10,8 +10,15 @@ import type { KeelTool, ToolContext, ToolOutput } from "../plugin/types.js";
  * `DynamicStructuredTool` subclass, the tools `@langchain/mcp-adapters` loads, or a
  * runnable's `asTool()`.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type LangChainTool = StructuredToolInterface<any, any, any> | RunnableToolLike;
+export interface LangChainTool {
+  /**
+   * What every LangChain tool has (it is a serializable runnable) and a Keel tool has not.
+   * Typed by this shape alone, and not by `invoke`, so that a Keel tool written inline
+   * (`{ name, description, schema, invoke: (args) => … }`) keeps its contextual types.
+   */
+  readonly lc_namespace: readonly string[];
+  readonly name: string;
+}
 
 /** What Keel takes wherever it takes tools: its own `KeelTool`, or a LangChain tool as is. */
 export type ToolLike = KeelTool | LangChainTool;
@@ -69,7 +76,7 @@ async function invokeLangChainTool(tool: LangChainTool, args: Record<string, unk
   // LangChain's ToolRuntime, as its ToolNode extends the config: Keel tools see no agent state,
   // their `context` is the options of the plugin that supplied them; there is no store nor writer.
   Object.assign(config, { config: { ...config }, toolCallId: ctx.toolCallId, state: {}, context: ctx.config, store: null, writer: null });
-  const output: unknown = await tool.invoke(call as never, config as never);
+  const output: unknown = await (tool as unknown as StructuredToolInterface | RunnableToolLike).invoke(call as never, config as never);
   if (ToolMessage.isInstance(output)) {
     return {
       content: contentText(output.content),
