@@ -10,6 +10,7 @@ import { fromLangChainMiddleware } from "../../kernel/interop/langchain-middlewa
 import { createAgentRuntime } from "../../kernel/loop/runtime.js";
 import { definePlugin } from "../../kernel/plugin/define-plugin.js";
 import type { Plugin } from "../../kernel/plugin/types.js";
+import { loadStack } from "../../tools/stacks/load-stack.js";
 import { ScriptedChatModel, type ScriptedAgent } from "../../tools/testing/scripted-model.js";
 
 /** A scripted model that keeps the messages of every call. */
@@ -145,6 +146,48 @@ describe("fromLangChainMiddleware with LangChain's toolCallLimitMiddleware", () 
     expect(byId.c2!.content).toBe("Tool call limit exceeded. Do not make additional tool calls.");
     expect(result.outcome.status).toBe("succeeded");
     expect(result.outcome.text).toBe("Done with one.");
+  });
+});
+
+describe("fromLangChainMiddleware in stacks", () => {
+  it("composes into the built-in lead stack with a placement; without one the race check refuses it", async () => {
+    const part = (order?: "pre") => ({ name: "tool-call-limit", hooks: { afterModel: { observes: ["messages"], mutates: ["messages"], ...(order ? { order } : {}) } } });
+    const unplaced = await loadStack("lead", { plugins: [fromLangChainMiddleware(toolCallLimitMiddleware({ runLimit: 3, exitBehavior: "end" }), part())] });
+    let caught: unknown;
+    try {
+      compose(unplaced.stack, { plugins: unplaced.plugins });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(CompositionError);
+    expect((caught as CompositionError).problems.some((p) => p.code === "KEEL_ERR_COMPOSE_RACE" && p.plugins?.includes("tool-call-limit"))).toBe(true);
+    const placed = await loadStack("lead", { plugins: [fromLangChainMiddleware(toolCallLimitMiddleware({ runLimit: 3, exitBehavior: "end" }), part("pre"))] });
+    expect(compose(placed.stack, { plugins: placed.plugins }).hooks.afterModel[0]).toBe("tool-call-limit");
+  });
+
+  it("the README's pair (piiMiddleware and toolCallLimitMiddleware) composes and runs: the input is redacted, the limit stops the run", async () => {
+    const plugins = [
+      fromLangChainMiddleware(piiMiddleware("email", { strategy: "redact" }), { name: "pii-email", hooks: { beforeModel: { mutates: ["messages"] } } }),
+      fromLangChainMiddleware(toolCallLimitMiddleware({ runLimit: 1, exitBehavior: "end" }), { name: "tool-call-limit", hooks: { afterModel: { observes: ["messages"], mutates: ["messages"] } } }),
+    ];
+    const result = await run(plugins, { turns: [{ toolCalls: [{ name: "lookup", args: { q: "a" } }] }, { toolCalls: [{ name: "lookup", args: { q: "b" } }] }] }, "I am jane@example.com");
+    expect(text(result.model.calls[0]!.find((m) => HumanMessage.isInstance(m)))).toBe("I am [REDACTED_EMAIL]");
+    expect(result.outcome.stopReasons.map((r) => r.reason)).toEqual(["jump_to_end"]);
+    expect(executed).toEqual(["a"]);
+  });
+
+  it("a second instance sharing the first one's state fields declares no channels of its own and orders itself after it", async () => {
+    const all = fromLangChainMiddleware(toolCallLimitMiddleware({ runLimit: 3 }), { name: "limit-all", hooks: { afterModel: { observes: ["messages"], mutates: ["messages"] } } });
+    const shared = ["threadToolCallCount", "runToolCallCount"];
+    const one = fromLangChainMiddleware(toolCallLimitMiddleware({ toolName: "lookup", runLimit: 1 }), {
+      name: "limit-lookup",
+      channels: {},
+      requiresBefore: ["limit-all"],
+      hooks: { afterModel: { observes: ["messages"], mutates: ["messages", ...shared] }, afterAgent: { mutates: shared } },
+    });
+    const result = await run([all, one], { turns: [{ toolCalls: [{ name: "lookup", id: "c1", args: { q: "a" } }, { name: "lookup", id: "c2", args: { q: "b" } }] }, { content: "ok" }] });
+    expect(executed).toEqual(["a"]);
+    expect(result.values.threadToolCallCount).toEqual({ __all__: 2, lookup: 1 });
   });
 });
 
