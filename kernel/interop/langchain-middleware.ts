@@ -1,6 +1,7 @@
 import { AIMessage, BaseMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import type { HookDeclaration, Reference } from "../../contracts/manifest/v1.js";
 import { KeelError } from "../errors.js";
+import { canonicalJson } from "../hashing.js";
 import { ensureMessageId, messageText } from "../loop/message-meta.js";
 import { definePlugin } from "../plugin/define-plugin.js";
 import type { ChannelState, ChannelUpdate, HookContext, HookName, Hooks, KeelTool, Manifest, ModelHandler, ModelRequest, Plugin, ToolHandler, ToolRequest } from "../plugin/types.js";
@@ -175,17 +176,20 @@ class Adapter {
   async wrapModelCall(request: ModelRequest, next: ModelHandler, ctx: HookContext): Promise<AIMessage> {
     const first = request.messages[0];
     const system = first && SystemMessage.isInstance(first) ? first : undefined;
-    const messages = system ? request.messages.slice(1) : request.messages;
+    // Copies the middleware may edit in place (LangChain's contextEditingMiddleware does); compared item by item below.
+    const original = system ? request.messages.slice(1) : [...request.messages];
+    const messages = [...original];
     const systemMessage = system ?? new SystemMessage("");
     const systemPrompt = messageText(systemMessage);
-    const tools = request.tools.map((t) => langChainSourceOf(t) ?? t);
+    const originalTools = request.tools.map((t) => langChainSourceOf(t) ?? t);
+    const tools = [...originalTools];
     const lcRequest = Object.freeze({ model: undefined, messages, systemMessage, systemPrompt, tools, toolChoice: undefined, responseFormat: undefined, modelSettings: undefined, state: this.state(request.state), runtime: this.runtime(ctx) });
     const handler = async (changed: typeof lcRequest) => {
       for (const key of ["model", "toolChoice", "responseFormat", "modelSettings"] as const) {
         if (changed[key] !== undefined) throw unsupported(this.middleware.name, "wrapModelCall", `set \`${key}\` of the model request`);
       }
-      const sameTools = changed.tools === tools || (changed.tools.length === tools.length && changed.tools.every((t, i) => t === tools[i]));
-      if (changed.messages === messages && changed.systemMessage === systemMessage && changed.systemPrompt === systemPrompt && sameTools) return next(request);
+      const sameTools = sameItems(changed.tools, originalTools);
+      if (sameItems(changed.messages, original) && changed.systemMessage === systemMessage && changed.systemPrompt === systemPrompt && sameTools) return next(request);
       let nextSystem: SystemMessage | undefined = system;
       if (changed.systemMessage !== systemMessage) nextSystem = changed.systemMessage;
       else if (changed.systemPrompt !== systemPrompt) nextSystem = new SystemMessage({ content: changed.systemPrompt, ...(system?.id ? { id: system.id } : {}) });
@@ -193,7 +197,7 @@ class Adapter {
       const keelTools: KeelTool[] = sameTools
         ? request.tools
         : changed.tools.map((t) => {
-            const at = tools.indexOf(t);
+            const at = originalTools.indexOf(t);
             return at >= 0 ? request.tools[at]! : toKeelTool(t as ToolLike);
           });
       return next({ ...request, messages: nextSystem ? [nextSystem, ...changed.messages] : [...changed.messages], tools: keelTools });
@@ -205,10 +209,13 @@ class Adapter {
 
   async wrapToolCall(request: ToolRequest, next: ToolHandler, ctx: HookContext): Promise<ToolMessage> {
     const tool = request.tool ? (langChainSourceOf(request.tool) ?? request.tool) : undefined;
-    const toolCall = Object.freeze({ ...request.toolCall, type: "tool_call" as const });
+    // A copy the middleware may edit in place; compared by value below.
+    const toolCall = { ...request.toolCall, args: JSON.parse(JSON.stringify(request.toolCall.args ?? {})) as Record<string, unknown>, type: "tool_call" as const };
+    const asked = canonicalJson([request.toolCall.id, request.toolCall.name, request.toolCall.args ?? {}]);
     const lcRequest = Object.freeze({ toolCall, tool, state: this.state(request.state), runtime: this.runtime(ctx) });
     const handler = async (changed: typeof lcRequest) => {
-      if (changed.toolCall === toolCall && changed.tool === tool) return next(request);
+      const sameCall = canonicalJson([changed.toolCall.id, changed.toolCall.name, changed.toolCall.args ?? {}]) === asked;
+      if (sameCall && changed.tool === tool) return next(request);
       const call = changed.toolCall;
       const nextTool = changed.tool === tool ? request.tool : changed.tool === undefined ? undefined : toKeelTool(changed.tool as ToolLike);
       return next({ ...request, toolCall: { id: call.id ?? request.toolCall.id, name: call.name, args: call.args }, tool: nextTool });
@@ -240,6 +247,10 @@ class Adapter {
       },
     });
   }
+}
+
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
 function canJumpTo(hook: LangChainStateHook | undefined): readonly string[] {

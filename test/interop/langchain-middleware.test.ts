@@ -1,7 +1,7 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { Command } from "@langchain/langgraph";
-import { createMiddleware, piiMiddleware, toolCallLimitMiddleware } from "langchain";
+import { ClearToolUsesEdit, contextEditingMiddleware, createMiddleware, piiMiddleware, toolCallLimitMiddleware } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { compose } from "../../kernel/compose/index.js";
@@ -230,6 +230,32 @@ describe("fromLangChainMiddleware: the mapping of createMiddleware hooks", () =>
     const refused = await run([fromLangChainMiddleware(prompt, { name: "prompt" })], { turns: [{ content: "Oui." }] });
     expect(refused.outcome.error?.type).toBe("KEEL_ERR_HOOK_UNDECLARED_MUTATION");
     expect(refused.model.calls).toHaveLength(0);
+  });
+
+  it("wrapModelCall editing the request in place (LangChain's contextEditingMiddleware) reaches the model, the thread keeps the original", async () => {
+    const editing = contextEditingMiddleware({ edits: [new ClearToolUsesEdit({ trigger: { tokens: 1 }, keep: { messages: 0 } })] });
+    const script: ScriptedAgent = { turns: [{ toolCalls: [{ name: "lookup", id: "c1", args: { q: "a" } }] }, { content: "done" }] };
+    const declared = await run([fromLangChainMiddleware(editing, { name: "context-editing", hooks: { wrapModelCall: { mutates: ["model.request"] } } })], script);
+    expect(text(declared.model.calls[1]!.find((m) => ToolMessage.isInstance(m)))).toBe("[cleared]");
+    expect(text(declared.messages.find((m) => ToolMessage.isInstance(m)))).toBe("found a");
+    const undeclared = await run([fromLangChainMiddleware(editing, { name: "context-editing" })], script);
+    expect(undeclared.outcome.error?.type).toBe("KEEL_ERR_HOOK_UNDECLARED_MUTATION");
+    expect(undeclared.model.calls).toHaveLength(1);
+  });
+
+  it("wrapToolCall editing the tool call's arguments in place reaches the tool (tool.request declared)", async () => {
+    const inPlace = createMiddleware({
+      name: "InPlace",
+      wrapToolCall: (request, handler) => {
+        request.toolCall.args.q = "edited";
+        return handler(request);
+      },
+    });
+    await run([fromLangChainMiddleware(inPlace, { name: "in-place", hooks: { wrapToolCall: { mutates: ["tool.request"] } } })], { turns: [{ toolCalls: [{ name: "lookup", args: { q: "a" } }] }, { content: "ok" }] });
+    expect(executed).toEqual(["edited"]);
+    const refused = await run([fromLangChainMiddleware(inPlace, { name: "in-place" })], { turns: [{ toolCalls: [{ name: "lookup", args: { q: "a" } }] }, { content: "ok" }] });
+    expect(executed).toEqual([]);
+    expect(refused.outcome.error?.type).toBe("KEEL_ERR_HOOK_UNDECLARED_MUTATION");
   });
 
   it("wrapModelCall sees the LangChain tool itself, and a pass-through needs no declaration", async () => {
