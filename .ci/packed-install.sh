@@ -4,7 +4,8 @@
 # peers @langchain/core / @langchain/langgraph at the pinned development versions and
 # once at the floor of their declared ranges. In each: check that no optional peer came
 # along, run the demo scenario with `npx keel run`, start `keel serve` on SQLite and ask
-# it /ok, type-check, compile and run a TypeScript consumer (.ci/packed-consumer), and run
+# it /ok, type-check, compile and run a TypeScript consumer (.ci/packed-consumer: it also
+# installs `langchain`, as a user of LangChain middleware would, for toolCallLimitMiddleware), and run
 # the third-party plugin fixture's own suite (test/fixtures/third-party-plugin) against it.
 # Nothing here resolves from the checkout's node_modules: the projects live under a
 # fresh temporary directory. Needs dist/ built (npm run build) and the npm registry.
@@ -36,6 +37,7 @@ LANGGRAPH_FLOOR="$(floor_of "$(field peerDependencies @langchain/langgraph)")"
 TYPESCRIPT="$(field devDependencies typescript)"
 TYPES_NODE="$(field devDependencies @types/node)"
 VITEST="$(field devDependencies vitest)"
+LANGCHAIN="$(field devDependencies langchain)"
 OPTIONAL_PEERS=(@langchain/openai @langchain/anthropic @langchain/langgraph-checkpoint-postgres @mikro-orm/postgresql pg ioredis)
 
 pack() {
@@ -53,7 +55,7 @@ install_project() { # install_project DIR CORE LANGGRAPH [FROM]: FROM, an instal
   else
     mkdir -p "$1"
     printf '{ "name": "keel-consumer", "private": true, "type": "module" }\n' >"$1/package.json"
-    (cd "$1" && npm install --loglevel=error "$TARBALL" "@langchain/core@$2" "@langchain/langgraph@$3" "typescript@$TYPESCRIPT" "@types/node@$TYPES_NODE" >/dev/null)
+    (cd "$1" && npm install --loglevel=error "$TARBALL" "@langchain/core@$2" "@langchain/langgraph@$3" "typescript@$TYPESCRIPT" "@types/node@$TYPES_NODE" "langchain@$LANGCHAIN" >/dev/null)
   fi
   (cd "$1" && node -e '
     const [core, langgraph] = process.argv.slice(1);

@@ -205,6 +205,22 @@ export const ERRORS = {
     description: "A tool threw; the kernel turned the exception into an error tool result.",
     solve: "See the tool result for the error; fix the tool or its input.",
   },
+  KEEL_ERR_TOOL_INVALID: {
+    description: "Something given as a tool (a plugin's `tools`, the runtime's `tools` option) is neither a Keel tool (`{ name, description, schema, invoke }`) nor a LangChain tool.",
+    solve: "Pass a Keel tool, or a LangChain tool as is (`tool()` from `@langchain/core/tools`, a `StructuredTool`, an MCP tool from `@langchain/mcp-adapters`).",
+  },
+  KEEL_ERR_LANGCHAIN_MIDDLEWARE_INVALID: {
+    description: "`fromLangChainMiddleware` was given something that is not a LangChain v1 middleware (`createMiddleware`), or a manifest part that does not fit it (no `name`, a hook the middleware does not implement, a state field Keel cannot name as a channel).",
+    solve: "Pass what `createMiddleware` (or a LangChain middleware factory) returns and a manifest part with at least `name`; declare only the hooks it implements.",
+  },
+  KEEL_ERR_LANGCHAIN_JUMP: {
+    description: "A LangChain middleware returned a `jumpTo` target its hook does not declare in `canJumpTo`, or one that does not map onto Keel's loop (`model` after the model call, `tools` with no pending tool call or before the model call).",
+    solve: "`end` maps onto a stop that ends the run; `model` only from beforeAgent/beforeModel and `tools` only from afterModel with pending tool calls (docs/langchain.md has the table). Rewrite the middleware's control flow as stop requests otherwise.",
+  },
+  KEEL_ERR_LANGCHAIN_UNSUPPORTED: {
+    description: "A LangChain middleware or tool used a feature Keel does not map: a LangGraph `Command` result, an `interrupt`, or a changed `model`, `toolChoice`, `responseFormat` or `modelSettings` in wrapModelCall.",
+    solve: "Keep the middleware to state updates, message and tool changes and `jumpTo: \"end\"`; docs/langchain.md lists what maps.",
+  },
   KEEL_ERR_WORKSPACE_ESCAPE: {
     description: "A workspace tool was given a path outside the thread's workspace (directly or through a symlink).",
     solve: "Use a path relative to the workspace root.",

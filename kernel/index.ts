@@ -23,3 +23,5 @@ export { WORKSPACE_PORT } from "./ports/workspace.js";
 export { RunManager, type RunManagerOptions, type CreateRunOptions, type WaitRunOptions, type CancelRunOptions, type CancelAction, type ThreadScope, type ListRunsOptions } from "./runs/run-manager.js";
 export type { RunReport } from "./report/run-report.js";
 export type * from "./ports/agents.js";
+export { fromLangChainMiddleware, type LangChainMiddlewareLike, type LangChainManifestPart, type LangChainMiddlewareOptions, type LangChainStateHook } from "./interop/langchain-middleware.js";
+export type { LangChainTool, ToolLike } from "./interop/langchain-tools.js";

@@ -1,8 +1,11 @@
 // A TypeScript project using keel as installed from its packed tarball: every entry,
 // a stack composed with a built-in stack and its own plugin, a LangChain message type,
-// one scripted run. .ci/packed-install.sh type-checks it, compiles it and runs it.
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
-import { compose, createAgentRuntime, definePlugin, isKeelError, loadStack, type Plugin } from "keel";
+// one scripted run, and a stack with a LangChain tool and a LangChain middleware (the
+// project installs `langchain` itself). .ci/packed-install.sh type-checks it, compiles it and runs it.
+import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { tool } from "@langchain/core/tools";
+import { toolCallLimitMiddleware } from "langchain";
+import { compose, createAgentRuntime, definePlugin, fromLangChainMiddleware, isKeelError, loadStack, type Plugin } from "keel";
 import { validate } from "keel/contracts";
 import { MemoryRunStore, MemoryStreamBridge } from "keel/host";
 import { ScriptedChatModel } from "keel/testing";
@@ -23,6 +26,28 @@ const messages: BaseMessage[] = result.messages;
 if (result.outcome.status !== "succeeded" || result.outcome.text !== "Done.") throw new Error(`unexpected outcome ${JSON.stringify(result.outcome)}`);
 if (!messages.some((message) => message instanceof AIMessage)) throw new Error("no AIMessage from the consumer's @langchain/core");
 
+// A LangChain tool as is, and LangChain's own toolCallLimitMiddleware as a plugin: its `jumpTo: "end"` is a stop.
+const shout = tool(async (input) => String((input as { text?: unknown }).text).toUpperCase(), {
+  name: "shout",
+  description: "Upper-cases a text",
+  schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+});
+const limit = fromLangChainMiddleware(
+  toolCallLimitMiddleware({ runLimit: 1, exitBehavior: "end" }),
+  { name: "tool-call-limit", hooks: { afterModel: { observes: ["messages"], mutates: ["messages"] } } },
+  { stopReason: "tool_call_limit" },
+);
+const lcModel = new ScriptedChatModel({
+  script: { turns: [{ toolCalls: [{ name: "shout", args: { text: "hi" } }] }, { toolCalls: [{ name: "shout", args: { text: "again" } }] }, { content: "never" }] },
+});
+const lcRuntime = createAgentRuntime(compose({ name: "consumer-langchain", plugins: [echo, limit] }), { model: lcModel, tools: [shout] });
+const lcResult = await lcRuntime.run({ threadId: "t2", runId: "r2", input: "shout twice" });
+const shouted = lcResult.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => m.content);
+if (shouted[0] !== "HI") throw new Error(`the LangChain tool answered ${JSON.stringify(shouted)}`);
+if (lcResult.outcome.status !== "partial" || lcResult.outcome.stopReasons.map((r) => r.reason).join() !== "tool_call_limit") {
+  throw new Error(`the LangChain middleware did not stop the run: ${JSON.stringify(lcResult.outcome)}`);
+}
+
 const check = validate("status@2", { bogus: true });
 if (check.valid) throw new Error("status@2 accepted a bogus payload");
 try {
@@ -33,4 +58,4 @@ try {
 }
 void new MemoryRunStore();
 void new MemoryStreamBridge();
-console.log(`consumer ok: ${leadComposition.order.length} plugins in lead, ${messages.length} messages`);
+console.log(`consumer ok: ${leadComposition.order.length} plugins in lead, ${messages.length} messages, LangChain tool and middleware: ${lcResult.outcome.status}`);

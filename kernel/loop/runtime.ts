@@ -7,6 +7,7 @@ import { PSEUDO_CHANNELS } from "../channels/kernel-channels.js";
 import type { Composition } from "../compose/types.js";
 import { KeelError } from "../errors.js";
 import type { KeelTool } from "../plugin/types.js";
+import { toKeelTool, type ToolLike } from "../interop/langchain-tools.js";
 import { agentStep } from "./agent-node.js";
 import { toRunError } from "./finish.js";
 import { HookRunner, type AgentIdentity } from "./hook-runner.js";
@@ -29,8 +30,8 @@ export interface AgentRuntimeOptions {
    * it can tell a provider model retries on its own.
    */
   model: BaseChatModel;
-  /** Tools in addition to those the stack's plugins supply. */
-  tools?: readonly KeelTool[];
+  /** Tools in addition to those the stack's plugins supply: Keel tools, or LangChain tools as they are. */
+  tools?: readonly ToolLike[];
   checkpointer?: BaseCheckpointSaver;
   /** Turn budget; the `maxTurns`-th model call is the forced final one (default 150). */
   maxTurns?: number;
@@ -246,12 +247,13 @@ function portLookup(composition: Composition, supplied: Readonly<Record<string, 
   };
 }
 
-function collectTools(composition: Composition, extra: readonly KeelTool[]): BoundTool[] {
+function collectTools(composition: Composition, extra: readonly ToolLike[]): BoundTool[] {
   const out: BoundTool[] = [];
+  // A plain plugin object (not through definePlugin) may still hold LangChain tools: converted here too.
   for (const name of composition.order) {
-    for (const tool of composition.plugins.get(name)?.plugin.tools ?? []) out.push({ tool, owner: name });
+    for (const tool of composition.plugins.get(name)?.plugin.tools ?? []) out.push({ tool: toKeelTool(tool), owner: name });
   }
-  for (const tool of extra) out.push({ tool, owner: "runtime" });
+  for (const tool of extra) out.push({ tool: toKeelTool(tool), owner: "runtime" });
   return out;
 }
 

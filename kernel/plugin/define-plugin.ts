@@ -1,12 +1,14 @@
 import { fixLine } from "../compose/messages.js";
 import { KeelError } from "../errors.js";
+import { toKeelTool, type ToolLike } from "../interop/langchain-tools.js";
 import { validateManifest } from "./validate-manifest.js";
-import type { Hooks, KeelTool, Manifest, Plugin, PortFactory, ReportHook } from "./types.js";
+import type { Hooks, Manifest, Plugin, PortFactory, ReportHook } from "./types.js";
 
 export interface PluginDefinition {
   manifest: Manifest;
   hooks?: Hooks;
-  tools?: readonly KeelTool[];
+  /** Keel tools, or LangChain tools as they are (`tool()`, `StructuredTool`, MCP tools): converted once, here. */
+  tools?: readonly ToolLike[];
   services?: Readonly<Record<string, PortFactory>>;
   report?: ReportHook;
 }
@@ -41,7 +43,7 @@ export function toPlugin(definition: PluginDefinition): Plugin {
   const plugin: Plugin = {
     manifest: definition.manifest,
     hooks: Object.freeze({ ...(definition.hooks ?? {}) }),
-    ...(definition.tools ? { tools: Object.freeze([...definition.tools]) } : {}),
+    ...(definition.tools ? { tools: Object.freeze(definition.tools.map(toKeelTool)) } : {}),
     ...(definition.services ? { services: Object.freeze({ ...definition.services }) } : {}),
     ...(definition.report ? { report: definition.report } : {}),
   };

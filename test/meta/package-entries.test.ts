@@ -30,6 +30,7 @@ const KEEL = [
   "createAgentRuntime",
   "definePlugin",
   "extractiveSummary",
+  "fromLangChainMiddleware",
   "isHidden",
   "isKeelError",
   "isPluginLike",

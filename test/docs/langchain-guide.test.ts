@@ -1,0 +1,92 @@
+/**
+ * docs/langchain.md's code blocks and the README's LangChain section are checked: `ts`
+ * blocks are type-checked with `tsc` against the built package (imports of `keel` resolve to
+ * `dist/` by the package's own name), `mjs` blocks are run with node.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { packageRoot } from "../../kernel/package-root.js";
+
+const ROOT = packageRoot();
+const GUIDE = readFileSync(join(ROOT, "docs", "langchain.md"), "utf8");
+const README = readFileSync(join(ROOT, "README.md"), "utf8");
+
+interface Block {
+  lang: string;
+  code: string;
+  line: number;
+}
+
+function codeBlocks(markdown: string): Block[] {
+  const blocks: Block[] = [];
+  const lines = markdown.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\S+)\s*$/.exec(lines[i]!);
+    if (open === null) continue;
+    const start = i;
+    const body: string[] = [];
+    for (i++; i < lines.length && lines[i] !== "```"; i++) body.push(lines[i]!);
+    blocks.push({ lang: open[1]!, code: body.join("\n") + "\n", line: start + 1 });
+  }
+  return blocks;
+}
+
+/** The README's section on LangChain: from its heading to the next `## `. */
+function readmeSection(): string {
+  const start = README.indexOf("\n## LangChain");
+  if (start < 0) return "";
+  const end = README.indexOf("\n## ", start + 1);
+  return README.slice(start, end < 0 ? undefined : end);
+}
+
+const dir = join(ROOT, ".scratch", `langchain-guide-${process.pid}`);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("docs/langchain.md and the README's LangChain section", () => {
+  const guide = codeBlocks(GUIDE);
+  const readme = codeBlocks(readmeSection());
+
+  it("have the blocks this test checks", () => {
+    expect(guide.filter((b) => b.lang === "ts").length).toBeGreaterThanOrEqual(2);
+    expect(guide.filter((b) => b.lang === "mjs").length).toBeGreaterThanOrEqual(1);
+    expect(readme.filter((b) => b.lang === "ts").length).toBeGreaterThanOrEqual(2);
+    expect([...guide, ...readme].filter((b) => !["ts", "mjs", "sh", "text"].includes(b.lang))).toEqual([]);
+  });
+
+  it("ts blocks type-check against the package (tsc --noEmit, strict)", () => {
+    mkdirSync(dir, { recursive: true });
+    const files = [...guide.map((b) => ({ ...b, from: "guide" })), ...readme.map((b) => ({ ...b, from: "readme" }))]
+      .filter((b) => b.lang === "ts")
+      .map((b) => {
+        const file = `${b.from}-${b.line}.ts`;
+        writeFileSync(join(dir, file), b.code);
+        return file;
+      });
+    const compilerOptions = { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2023"], types: ["node"], strict: true, noEmit: true, skipLibCheck: true };
+    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files }));
+    let output = "";
+    try {
+      execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(dir, "tsconfig.json")], { encoding: "utf8", cwd: dir });
+    } catch (error) {
+      output = `${(error as { stdout?: string }).stdout ?? ""}${(error as Error).message}`;
+    }
+    expect(output).toBe("");
+  }, 60_000);
+
+  it("mjs blocks run to completion", () => {
+    mkdirSync(dir, { recursive: true });
+    for (const block of guide.filter((b) => b.lang === "mjs")) {
+      const file = join(dir, `guide-${block.line}.mjs`);
+      writeFileSync(file, block.code);
+      let failure = "";
+      try {
+        execFileSync(process.execPath, [file], { encoding: "utf8", cwd: dir, stdio: "pipe" });
+      } catch (error) {
+        failure = `block at line ${block.line}: ${(error as { stderr?: string }).stderr ?? (error as Error).message}`;
+      }
+      expect(failure).toBe("");
+    }
+  }, 60_000);
+});
