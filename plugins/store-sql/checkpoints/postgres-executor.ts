@@ -1,0 +1,90 @@
+/**
+ * The checkpointer's SQL on a `pg` Pool (the run store's database). A write is one
+ * transaction on one pooled client; a fenced write first reads the lease row
+ * `FOR SHARE`, so a concurrent claim (an UPDATE of that row) waits for the commit and
+ * the lease cannot change between the check and the write.
+ */
+import { RUNS_TABLE } from "../entities.js";
+import type { LeaseRow, SqlExecutor, SqlParam, SqlRow, WriteBatch, WriteReads } from "./sql-executor.js";
+
+/** The part of `pg`'s API used here. */
+export interface PgClient {
+  query(sql: string, params?: unknown[]): Promise<{ rows: SqlRow[] }>;
+  release(error?: Error | boolean): void;
+}
+export interface PgPool {
+  query(sql: string, params?: unknown[]): Promise<{ rows: SqlRow[] }>;
+  connect(): Promise<PgClient>;
+  end(): Promise<void>;
+  on(event: "error", listener: (error: Error) => void): unknown;
+}
+
+/** `?` placeholders to `$1…$n` (the checkpointer's SQL has no `?` inside literals). */
+export function numberPlaceholders(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+const toDriver = (params: readonly SqlParam[]): unknown[] => params.map((p) => (p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p.buffer, p.byteOffset, p.byteLength) : p));
+
+export class PostgresExecutor implements SqlExecutor {
+  readonly dialect = "postgres" as const;
+  private readonly texts = new Map<string, string>();
+
+  /** `ownsPool`: end the pool with the executor (a pool opened by the factory, not a shared one). */
+  constructor(
+    readonly pool: PgPool,
+    private readonly ownsPool = false,
+  ) {}
+
+  async all(sql: string, params: readonly SqlParam[]): Promise<SqlRow[]> {
+    return (await this.pool.query(this.text(sql), toDriver(params))).rows;
+  }
+
+  async write(batch: WriteBatch, check: (reads: WriteReads) => void): Promise<void> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query("BEGIN");
+      try {
+        const lease = batch.fence ? await this.lease(client, batch.fence.runId) : undefined;
+        const guard = batch.guard ? (await client.query(this.text(batch.guard.sql), toDriver(batch.guard.params))).rows.length > 0 : true;
+        check({ lease, guard });
+        for (const s of batch.statements) await client.query(this.text(s.sql), toDriver(s.params));
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK").catch((rollbackError: Error) => {
+          broken = rollbackError;
+        });
+        throw error;
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pool.query(sql);
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsPool) await this.pool.end();
+  }
+
+  private async lease(client: PgClient, runId: string): Promise<LeaseRow | undefined> {
+    const table = await client.query(`SELECT to_regclass($1) AS t`, [RUNS_TABLE]);
+    if (table.rows[0]?.t == null) return undefined;
+    const { rows } = await client.query(`SELECT epoch, status, lease_expires_at FROM ${RUNS_TABLE} WHERE run_id = $1 FOR SHARE`, [runId]);
+    const row = rows[0] as { epoch: number | string; status: string; lease_expires_at: string | null } | undefined;
+    return row && { epoch: Number(row.epoch), status: row.status, leaseExpiresAt: row.lease_expires_at };
+  }
+
+  private text(sql: string): string {
+    let text = this.texts.get(sql);
+    if (text === undefined) {
+      text = numberPlaceholders(sql);
+      this.texts.set(sql, text);
+    }
+    return text;
+  }
+}
