@@ -104,6 +104,8 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
   private readonly heads = new Map<string, Head>();
   private readonly now: () => number;
   private ready: Promise<void>;
+  /** The tables exist (what `whenReady` steps themselves wait for). */
+  private readonly created: Promise<void>;
 
   /** Creates the tables if needed (synchronously on SQLite; on PostgreSQL every call waits for it). */
   constructor(
@@ -117,8 +119,9 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
     this.headCacheSize = Math.max(0, options.headCacheSize ?? DEFAULT_HEAD_CACHE_SIZE);
     this.now = options.now ?? Date.now;
     const created = executor.exec(schemaSql(executor.dialect));
-    this.ready = created instanceof Promise ? created : Promise.resolve();
-    this.ready.catch(() => undefined);
+    this.created = created instanceof Promise ? created : Promise.resolve();
+    this.created.catch(() => undefined);
+    this.ready = this.created;
   }
 
   /** Resolves once the tables exist (and any step queued with `whenReady` finished); rejects with its error. */
@@ -211,6 +214,11 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
 
   override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, _newVersions: ChannelVersions): Promise<RunnableConfig> {
     await this.ready;
+    return this.putNow(config, checkpoint, metadata);
+  }
+
+  /** `put` without waiting for `whenReady` steps (a migration importing into this saver). */
+  async putNow(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {
     const threadId = requireThread(config, "put a checkpoint");
     const ns = String(config.configurable?.checkpoint_ns ?? "");
     const parentId = (config.configurable?.checkpoint_id as string | undefined) || null;
@@ -280,6 +288,11 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
 
   override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
     await this.ready;
+    return this.putWritesNow(config, writes, taskId, taskPath);
+  }
+
+  /** `putWrites` without waiting for `whenReady` steps. */
+  async putWritesNow(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
     const threadId = requireThread(config, "put writes");
     const checkpointId = config.configurable?.checkpoint_id as string | undefined;
     if (!checkpointId) throw new Error(`Failed to put writes: the RunnableConfig has no "checkpoint_id" in its "configurable" property.`);
@@ -397,6 +410,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
 
   /** A value of the checkpointer's key/value table (e.g. migration markers). */
   async readMeta(key: string): Promise<string | undefined> {
+    await this.created;
     const rows = await this.executor.all(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [key]);
     return rows[0] ? String(rows[0].value) : undefined;
   }

@@ -25,24 +25,36 @@ export function numberPlaceholders(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
+/** Arbitrary, fixed: the advisory lock key of the checkpointer's DDL. */
+const DDL_LOCK = 7_431_906_218;
+
 const toDriver = (params: readonly SqlParam[]): unknown[] => params.map((p) => (p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p.buffer, p.byteOffset, p.byteLength) : p));
 
 export class PostgresExecutor implements SqlExecutor {
   readonly dialect = "postgres" as const;
   private readonly texts = new Map<string, string>();
 
-  /** `ownsPool`: end the pool with the executor (a pool opened by the factory, not a shared one). */
+  private readonly pool: Promise<PgPool>;
+
+  /**
+   * `pool` may be a promise (a factory that must first import the optional driver): every
+   * call waits for it. `ownsPool`: end the pool with the executor (a pool opened by the
+   * factory, not a shared one).
+   */
   constructor(
-    readonly pool: PgPool,
+    pool: PgPool | Promise<PgPool>,
     private readonly ownsPool = false,
-  ) {}
+  ) {
+    this.pool = Promise.resolve(pool);
+    this.pool.catch(() => undefined);
+  }
 
   async all(sql: string, params: readonly SqlParam[]): Promise<SqlRow[]> {
-    return (await this.pool.query(this.text(sql), toDriver(params))).rows;
+    return (await (await this.pool).query(this.text(sql), toDriver(params))).rows;
   }
 
   async write(batch: WriteBatch, check: (reads: WriteReads) => void): Promise<void> {
-    const client = await this.pool.connect();
+    const client = await (await this.pool).connect();
     let broken: Error | undefined;
     try {
       await client.query("BEGIN");
@@ -63,12 +75,22 @@ export class PostgresExecutor implements SqlExecutor {
     }
   }
 
+  /** DDL under a transaction-scoped advisory lock: workers starting together create the tables one after the other. */
   async exec(sql: string): Promise<void> {
-    await this.pool.query(sql);
+    const client = await (await this.pool).connect();
+    try {
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${DDL_LOCK}); ${sql}; COMMIT;`);
+      client.release();
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      client.release(true);
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
-    if (this.ownsPool) await this.pool.end();
+    const pool = await this.pool.catch(() => undefined);
+    if (this.ownsPool && pool) await pool.end();
   }
 
   private async lease(client: PgClient, runId: string): Promise<LeaseRow | undefined> {

@@ -105,7 +105,7 @@ describe("store-sql on SQLite", () => {
     }
   });
 
-  it("checkpoints a LangGraph graph into checkpoints.db beside the store file, readable after reopening", async () => {
+  it("checkpoints a LangGraph graph into the store's own file (tables keel_ckpt_*), readable after reopening", async () => {
     const url = `sqlite:${join(dir, "checkpoints", "keel.db")}`;
     const config = { configurable: { thread_id: "cp-thread" } };
     const first = await createCheckpointer(url);
@@ -115,14 +115,16 @@ describe("store-sql on SQLite", () => {
     } finally {
       await closeCheckpointer(first);
     }
-    expect(existsSync(join(dir, "checkpoints", "checkpoints.db"))).toBe(true);
-    expect(existsSync(join(dir, "checkpoints", "keel.db"))).toBe(false);
+    expect(existsSync(join(dir, "checkpoints", "checkpoints.db"))).toBe(false);
+    expect(existsSync(join(dir, "checkpoints", "keel.db"))).toBe(true);
 
     const reopened = await createCheckpointer(url);
     try {
       expect((await countingGraph(reopened).getState(config)).values).toEqual({ count: 13 });
-      const db = new Database(join(dir, "checkpoints", "checkpoints.db"));
+      const db = new Database(join(dir, "checkpoints", "keel.db"));
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+      const tables = (db.prepare(`select name from sqlite_master where type = 'table' and name like 'keel_ckpt_%' order by name`).all() as Array<{ name: string }>).map((t) => t.name);
+      expect(tables).toEqual(["keel_ckpt_checkpoints", "keel_ckpt_meta", "keel_ckpt_values", "keel_ckpt_writes"]);
       db.close();
     } finally {
       await closeCheckpointer(reopened);
