@@ -108,7 +108,7 @@ if (!reachable && process.env.CI === "true") {
       }
     });
 
-    it("checkpoints a LangGraph graph with PostgresSaver, readable from a new saver", async () => {
+    it("checkpoints a LangGraph graph with the Keel checkpointer on PostgreSQL, readable from a new saver", async () => {
       const config = { configurable: { thread_id: randomUUID() } };
       const first = await createCheckpointer(PG_URL);
       try {
