@@ -299,16 +299,26 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
     const ns = String(config.configurable?.checkpoint_ns ?? "");
     const fence = fenceOf(config);
     const statements: SqlStatement[] = [];
+    const columns = "thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path, run_id, epoch";
+    const key = "(thread_id, checkpoint_ns, checkpoint_id, task_id, idx)";
+    const ordinary: SqlParam[] = [];
     for (const [idx, [channel, value]] of writes.entries()) {
       const [type, bytes] = await this.serde.dumpsTyped(value);
       const special = WRITES_IDX_MAP[channel];
-      const at = special || idx;
-      // Special writes (errors, interrupts, …) replace; ordinary ones are written once.
-      const onConflict = special !== undefined ? "DO UPDATE SET channel = excluded.channel, type = excluded.type, value = excluded.value, task_path = excluded.task_path, run_id = excluded.run_id, epoch = excluded.epoch" : "DO NOTHING";
+      const row: SqlParam[] = [threadId, ns, checkpointId, taskId, special || idx, channel, type, bytes, taskPath ?? "", fence?.runId ?? null, fence?.epoch ?? null];
+      if (special === undefined) {
+        ordinary.push(...row);
+        continue;
+      }
+      // Special writes (errors, interrupts, …) replace, in order; ordinary ones are written once.
       statements.push({
-        sql: `INSERT INTO ${WRITES_TABLE} (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path, run_id, epoch) VALUES (${placeholders(11)}) ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${onConflict}`,
-        params: [threadId, ns, checkpointId, taskId, at, channel, type, bytes, taskPath ?? "", fence?.runId ?? null, fence?.epoch ?? null],
+        sql: `INSERT INTO ${WRITES_TABLE} (${columns}) VALUES (${placeholders(11)}) ON CONFLICT ${key} DO UPDATE SET channel = excluded.channel, type = excluded.type, value = excluded.value, task_path = excluded.task_path, run_id = excluded.run_id, epoch = excluded.epoch`,
+        params: row,
       });
+    }
+    if (ordinary.length > 0) {
+      const rows = Array.from({ length: ordinary.length / 11 }, () => `(${placeholders(11)})`).join(", ");
+      statements.unshift({ sql: `INSERT INTO ${WRITES_TABLE} (${columns}) VALUES ${rows} ON CONFLICT ${key} DO NOTHING`, params: ordinary });
     }
     if (statements.length > 0) await this.write({ fence, statements });
   }

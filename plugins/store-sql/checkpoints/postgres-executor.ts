@@ -54,6 +54,13 @@ export class PostgresExecutor implements SqlExecutor {
   }
 
   async write(batch: WriteBatch, check: (reads: WriteReads) => void): Promise<void> {
+    if (!batch.fence && !batch.guard && batch.statements.length === 1) {
+      // One statement is atomic on its own: no transaction, one round trip.
+      check({ lease: undefined, guard: true });
+      const only = batch.statements[0]!;
+      await (await this.pool).query(this.text(only.sql), toDriver(only.params));
+      return;
+    }
     const client = await (await this.pool).connect();
     let broken: Error | undefined;
     try {
