@@ -7,14 +7,11 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { KeelError } from "../../../kernel/errors.js";
-import type { LeaseRow } from "./sql-executor.js";
+import type { LeaseFence, LeaseRow } from "./sql-executor.js";
+
+export type { LeaseFence };
 
 export const FENCE_KEY = "keel_fence";
-
-export interface LeaseFence {
-  runId: string;
-  epoch: number;
-}
 
 /** The fence of a write's config, validated; undefined for an unfenced write. */
 export function fenceOf(config: RunnableConfig): LeaseFence | undefined {

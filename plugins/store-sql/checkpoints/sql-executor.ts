@@ -4,9 +4,13 @@
  * Statements are written with `?` placeholders; the PostgreSQL adapter numbers them.
  * Reads may be served synchronously (better-sqlite3) or not; callers always await.
  */
-import type { LeaseFence } from "./fence.js";
-
 export type SqlDialect = "sqlite" | "postgres";
+
+/** A write's lease fence (`configurable.keel_fence`, see `fence.ts`). */
+export interface LeaseFence {
+  runId: string;
+  epoch: number;
+}
 export type SqlParam = string | number | null | Uint8Array;
 export type SqlRow = Record<string, unknown>;
 
