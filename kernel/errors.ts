@@ -298,6 +298,18 @@ export const ERRORS = {
     description: "A run was submitted for admission on a thread the run store does not hold.",
     solve: "Create the thread first (`POST /threads`), or check the thread id.",
   },
+  KEEL_ERR_LEASE_FENCED: {
+    description: "A checkpoint write carried a lease fence (`configurable.keel_fence = { runId, epoch }`) that the run store's lease no longer matches: another worker claimed the run (a newer epoch), the run ended, or its lease expired. Nothing was written.",
+    solve: "Stop the run on this worker: it lost its lease. A malformed fence (not `{ runId: string, epoch: integer }`) is a caller bug.",
+  },
+  KEEL_ERR_CHECKPOINT_THREAD_EXISTS: {
+    description: "`copyThread(from, to)` on the checkpointer named a target thread that already has checkpoints.",
+    solve: "Copy into a fresh thread id, or `deleteThread(to)` first.",
+  },
+  KEEL_ERR_CHECKPOINT_CORRUPT: {
+    description: "The checkpointer's rows for a checkpoint cannot be rebuilt (a delta without its base, e.g. rows deleted by hand).",
+    solve: "Read an older checkpoint or delete the thread; report the case if nothing outside the checkpointer touched its tables.",
+  },
   KEEL_ERR_HTTP_INVALID_BODY: {
     description: "An HTTP request's body, query or path parameter does not match the route's schema, or is not valid JSON (400); `pointer` names the offending value.",
     solve: "Fix the value at `pointer` (the message names the field and what it must be); unknown fields are ignored, wrong types and values are not.",

@@ -193,7 +193,8 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       historyFrozen: false,
     });
     const checkpointThread = opts.checkpointThreadId ?? opts.threadId;
-    const config = { configurable: { thread_id: checkpointThread }, recursionLimit: 2 * maxTurns + 10, signal };
+    // durability "sync": each step's checkpoint is committed before the next step starts (a worker killed at step k resumes from step k).
+    const config = { configurable: { thread_id: checkpointThread }, recursionLimit: 2 * maxTurns + 10, signal, durability: "sync" as const };
     const existing = ((await getState(checkpointThread)).messages as BaseMessage[] | undefined) ?? [];
     const input = {
       messages: inputMessages(opts, existing.length === 0 ? options.systemPrompt : undefined),

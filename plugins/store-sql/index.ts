@@ -22,7 +22,8 @@ export const storeSqlPlugin = definePlugin({
   manifest: storeSqlManifest,
   services: {
     store: (config): RunStore => deferredRunStore(createSqlRunStore(urlOf(config))),
-    checkpointer: (config): BaseCheckpointSaver => closeable(createCheckpointerNow(urlOf(config))),
+    checkpointer: (config): BaseCheckpointSaver =>
+      closeable(createCheckpointerNow(urlOf(config), typeof config.snapshotEvery === "number" ? { snapshotEvery: config.snapshotEvery } : {})),
   },
 });
 
@@ -35,10 +36,15 @@ function closeable(saver: BaseCheckpointSaver): BaseCheckpointSaver & { close():
 
 export default storeSqlPlugin;
 
-export { closeCheckpointer, createCheckpointer, createCheckpointerNow, type KeelCheckpointer } from "./checkpointer.js";
+export { closeCheckpointer, createCheckpointer, createCheckpointerNow, migrateStockPostgres, migrateStockSqlite, openSqliteHandle, type CheckpointerOptions, type KeelCheckpointer } from "./checkpointer.js";
+export { DEFAULT_SNAPSHOT_EVERY, KeelCheckpointSaver, type KeelCheckpointSaverOptions } from "./checkpoints/keel-saver.js";
+export { FENCE_KEY, type LeaseFence } from "./checkpoints/fence.js";
+export { PostgresExecutor, type PgPool } from "./checkpoints/postgres-executor.js";
+export { SqliteExecutor, type BetterSqliteDatabase } from "./checkpoints/sqlite-executor.js";
+export type { SqlExecutor } from "./checkpoints/sql-executor.js";
 export { createSqlRunStore } from "./create-sql-run-store.js";
 export { deferredRunStore } from "./deferred-run-store.js";
 export { storeSqlConfigSchema, storeSqlManifest } from "./manifest.js";
 export { SqlRunStore, sqliteDatabaseOf } from "./sql-run-store.js";
 export type { SqliteDatabase, SqliteStatement } from "./sqlite-database.js";
-export { checkpointsPathFor, DEFAULT_STORE_URL, parseStoreUrl, type StoreTarget } from "./store-url.js";
+export { stockCheckpointsPathFor, DEFAULT_STORE_URL, parseStoreUrl, type StoreTarget } from "./store-url.js";

@@ -11,7 +11,13 @@ export const storeSqlConfigSchema = {
       pattern: "^(sqlite:|postgres(ql)?://)",
       default: DEFAULT_STORE_URL,
       description:
-        "`sqlite:PATH` (the directory is created; checkpoints go to `checkpoints.db` beside it), `sqlite::memory:` (tests), or `postgres://user:password@host:5432/db`.",
+        "`sqlite:PATH` (the directory is created; the checkpoints' tables `keel_ckpt_*` live in the same file), `sqlite::memory:` (tests), or `postgres://user:password@host:5432/db`.",
+    },
+    snapshotEvery: {
+      type: "integer",
+      minimum: 1,
+      default: 50,
+      description: "The checkpointer stores a full snapshot every this many checkpoints along a thread's history and only what changed in between; a read replays at most this many minus one deltas.",
     },
   },
 } as const;

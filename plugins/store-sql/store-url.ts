@@ -5,12 +5,10 @@ import { KeelError } from "../../kernel/errors.js";
 export const DEFAULT_STORE_URL = "sqlite:./.keel/keel.db";
 /**
  * The checkpoint file of earlier releases: `checkpoints.db` beside the store file, shared
- * by every store file of the directory. Still read for a store file named `keel.db` (the
- * default) that has no checkpoint file of its own yet.
+ * by every store file of the directory. Checkpoints now live in the store file itself;
+ * this file is migrated once into a store file named `keel.db` (the default).
  */
 export const CHECKPOINTS_FILE = "checkpoints.db";
-/** The suffix of a store file's own checkpoint file: `keel.db` → `keel.db.checkpoints.db`. */
-export const CHECKPOINTS_SUFFIX = ".checkpoints.db";
 const DEFAULT_STORE_FILE = "keel.db";
 export const SQLITE_MEMORY = ":memory:";
 
@@ -38,31 +36,27 @@ export function parseStoreUrl(url: string): StoreTarget {
 }
 
 /**
- * The checkpoint file of a SQLite store file, its own: `PATH.checkpoints.db`, so two
- * store files in one directory never share checkpoints. One exception keeps an upgraded
- * default install's threads: for a store file named `keel.db`, the shared
- * `checkpoints.db` of earlier releases beside it is used while it exists and
- * `keel.db.checkpoints.db` does not. A store file named `checkpoints.db` is refused (it
- * is that legacy file's name).
+ * The stock checkpoint file an earlier release wrote for this store file, to migrate
+ * once: `checkpoints.db` beside a store file named `keel.db` (the default), if it exists.
+ * Other store files get none: that file was shared by every store file of the directory,
+ * so its threads may belong to another database. A store file named `checkpoints.db` is
+ * refused (it is that legacy file's name).
  *
  * @example
- * checkpointsPathFor("./.keel/keel.db") // ".keel/keel.db.checkpoints.db" (or ".keel/checkpoints.db" from an earlier release)
- * checkpointsPathFor("./data/a.db")     // "data/a.db.checkpoints.db"
+ * stockCheckpointsPathFor("./.keel/keel.db") // ".keel/checkpoints.db" when it exists, else undefined
+ * stockCheckpointsPathFor("./data/a.db")     // undefined
  */
-export function checkpointsPathFor(storePath: string): string {
-  if (storePath === SQLITE_MEMORY) return SQLITE_MEMORY;
+export function stockCheckpointsPathFor(storePath: string): string | undefined {
+  if (storePath === SQLITE_MEMORY) return undefined;
   if (basename(storePath) === CHECKPOINTS_FILE) {
     throw new KeelError(
       "KEEL_ERR_STORE_URL_INVALID",
       `store file \`${storePath}\` is named like the checkpoint file of earlier releases; name it e.g. \`keel.db\``,
     );
   }
-  const own = join(dirname(storePath), basename(storePath) + CHECKPOINTS_SUFFIX);
-  if (basename(storePath) === DEFAULT_STORE_FILE) {
-    const legacy = join(dirname(storePath), CHECKPOINTS_FILE);
-    if (!existsSync(own) && existsSync(legacy)) return legacy;
-  }
-  return own;
+  if (basename(storePath) !== DEFAULT_STORE_FILE) return undefined;
+  const legacy = join(dirname(storePath), CHECKPOINTS_FILE);
+  return existsSync(legacy) ? legacy : undefined;
 }
 
 /** What a PostgreSQL store needs installed (optional peer dependencies): the run store's driver and the checkpointer. */

@@ -90,9 +90,9 @@ describe("two keel serve processes with different --db files in one folder", () 
       const stateB = (await (await fetch(`${b.url}/threads/shared/state`)).json()) as { values: { messages?: unknown[] } };
       expect(stateA.values.messages?.length).toBeGreaterThan(0);
       expect(stateB.values.messages ?? []).toEqual([]);
-      expect(existsSync(join(cwd, "a.db.checkpoints.db"))).toBe(true);
-      expect(existsSync(join(cwd, "b.db.checkpoints.db"))).toBe(true);
+      // Checkpoints live in each store file; no shared checkpoint file is made.
       expect(existsSync(join(cwd, "checkpoints.db"))).toBe(false);
+      expect(existsSync(join(cwd, "a.db.checkpoints.db"))).toBe(false);
 
       // B's own run writes into --workspaces.
       expect((await post(b.url, "/threads/shared/runs/wait", { assistant_id: "lead", input: { messages: [{ role: "user", content: "Write a note." }] } })).status).toBe(200);

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { BaseMessage } from "@langchain/core/messages";
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { KeelCheckpointSaver, openSqliteHandle, SqliteExecutor } from "../../plugins/store-sql/index.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { validate } from "../../contracts/registry.js";
 import { compose } from "../../kernel/compose/index.js";
@@ -84,6 +85,7 @@ describe("RunManager over a real kernel runtime", () => {
   for (const [name, makeSaver] of [
     ["MemorySaver", () => new MemorySaver()],
     ["SqliteSaver", () => SqliteSaver.fromConnString(":memory:")],
+    ["KeelCheckpointSaver", () => new KeelCheckpointSaver(new SqliteExecutor(openSqliteHandle(":memory:"), true), { snapshotEvery: 2 })],
   ] as const) {
     it(`rollback restores the pre-run checkpoint and workspace exactly (${name})`, async () => {
       const root = mkdtempSync(path.join(tmpdir(), "keel-rollback-test-"));

@@ -1,4 +1,5 @@
 import { benchAdmission } from "./admission.bench.js";
+import { benchCheckpoint } from "./checkpoint.bench.js";
 import { benchCompose } from "./compose.bench.js";
 import { benchHttp } from "./http.bench.js";
 import { benchLoop } from "./loop.bench.js";
@@ -11,6 +12,7 @@ const suites: Record<string, () => Promise<string[]>> = {
   http: benchHttp,
   admission: benchAdmission,
   stream: benchStream,
+  checkpoint: () => benchCheckpoint(),
 };
 const only = process.argv.slice(2);
 for (const [name, run] of Object.entries(suites)) {

@@ -24,8 +24,8 @@ export interface WorkspacesDir {
 
 /**
  * The default workspaces directory for a store URL, resolved against `cwd`:
- * - `sqlite:PATH`: `PATH.workspaces` beside the database file (as its checkpoint file is
- *   `PATH.checkpoints.db`). For a file named `keel.db`, the `workspaces` directory of an
+ * - `sqlite:PATH`: `PATH.workspaces` beside the database file (whose own tables hold
+ *   its checkpoints). For a file named `keel.db`, the `workspaces` directory of an
  *   earlier release beside it is used while it exists and `keel.db.workspaces` does not.
  * - `sqlite::memory:`: a fresh `.keel/workspaces-memory-XXXXXX` (created here), temporary.
  * - `postgres://…`: `.keel/workspaces-DATABASE-HASH`, HASH naming host, port and

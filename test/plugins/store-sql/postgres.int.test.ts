@@ -140,7 +140,7 @@ if (skipReason !== null) {
       }
     });
 
-    it("checkpoints a LangGraph graph with PostgresSaver, readable from a new saver", async () => {
+    it("checkpoints a LangGraph graph with the Keel checkpointer on PostgreSQL, readable from a new saver", async () => {
       const config = { configurable: { thread_id: randomUUID() } };
       const first = await createCheckpointer(PG_URL);
       try {

@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import storeSqlPlugin, { checkpointsPathFor, closeCheckpointer, createCheckpointer, createSqlRunStore, parseStoreUrl, SqlRunStore, sqliteDatabaseOf } from "../../../plugins/store-sql/index.js";
+import storeSqlPlugin, { stockCheckpointsPathFor, closeCheckpointer, createCheckpointer, createSqlRunStore, parseStoreUrl, SqlRunStore, sqliteDatabaseOf } from "../../../plugins/store-sql/index.js";
 import type { RunStore } from "../../../kernel/runs/types.js";
 import { describeRunStoreConformance } from "../../runs/store-conformance.js";
 import { countingGraph } from "./counting-graph.js";
@@ -74,17 +74,19 @@ describe("store-sql on SQLite", () => {
     }
   });
 
-  it("reads store URLs and gives each store file its own checkpoint file beside it", () => {
+  it("reads store URLs, and migrates the stock checkpoint file of earlier releases only into keel.db", () => {
     expect(parseStoreUrl("sqlite:./.keel/keel.db")).toEqual({ dialect: "sqlite", path: "./.keel/keel.db" });
     expect(parseStoreUrl("sqlite:///var/keel/keel.db")).toEqual({ dialect: "sqlite", path: "/var/keel/keel.db" });
     expect(parseStoreUrl("sqlite::memory:")).toEqual({ dialect: "sqlite", path: ":memory:" });
     expect(parseStoreUrl("postgresql://u:p@db:5432/keel")).toEqual({ dialect: "postgres", url: "postgresql://u:p@db:5432/keel" });
     const fresh = join(dir, "paths");
-    expect(checkpointsPathFor(join(fresh, "keel.db"))).toBe(join(fresh, "keel.db.checkpoints.db"));
-    expect(checkpointsPathFor(join(fresh, "a.db"))).toBe(join(fresh, "a.db.checkpoints.db"));
-    expect(checkpointsPathFor("./data/b")).toBe("data/b.checkpoints.db");
-    expect(checkpointsPathFor(":memory:")).toBe(":memory:");
-    expect(() => checkpointsPathFor("/data/checkpoints.db")).toThrow(expect.objectContaining({ code: "KEEL_ERR_STORE_URL_INVALID" }));
+    mkdirSync(fresh, { recursive: true });
+    expect(stockCheckpointsPathFor(join(fresh, "keel.db"))).toBeUndefined();
+    writeFileSync(join(fresh, "checkpoints.db"), "");
+    expect(stockCheckpointsPathFor(join(fresh, "keel.db"))).toBe(join(fresh, "checkpoints.db"));
+    expect(stockCheckpointsPathFor(join(fresh, "a.db"))).toBeUndefined();
+    expect(stockCheckpointsPathFor(":memory:")).toBeUndefined();
+    expect(() => stockCheckpointsPathFor("/data/checkpoints.db")).toThrow(expect.objectContaining({ code: "KEEL_ERR_STORE_URL_INVALID" }));
   });
 
   it("never shares checkpoints between two store files of one directory", async () => {
@@ -102,7 +104,7 @@ describe("store-sql on SQLite", () => {
     }
   });
 
-  it("keeps reading the shared checkpoints.db of an earlier release for keel.db only, until it has its own file", async () => {
+  it("migrates the shared checkpoints.db of an earlier release into keel.db only", async () => {
     const legacyDir = join(dir, "legacy");
     const config = { configurable: { thread_id: "old-thread" } };
     // An earlier release wrote keel.db's checkpoints to checkpoints.db.
@@ -111,7 +113,6 @@ describe("store-sql on SQLite", () => {
     await countingGraph(old).invoke({ count: 41 }, config);
     old.db.close();
 
-    expect(checkpointsPathFor(join(legacyDir, "keel.db"))).toBe(join(legacyDir, "checkpoints.db"));
     const upgraded = await createCheckpointer(`sqlite:${join(legacyDir, "keel.db")}`);
     try {
       expect((await countingGraph(upgraded).getState(config)).values).toEqual({ count: 42 });
@@ -119,10 +120,12 @@ describe("store-sql on SQLite", () => {
       await closeCheckpointer(upgraded);
     }
     // Another store file of the directory does not inherit it.
-    expect(checkpointsPathFor(join(legacyDir, "other.db"))).toBe(join(legacyDir, "other.db.checkpoints.db"));
-    // Once keel.db has its own checkpoint file, that one wins.
-    writeFileSync(join(legacyDir, "keel.db.checkpoints.db"), "");
-    expect(checkpointsPathFor(join(legacyDir, "keel.db"))).toBe(join(legacyDir, "keel.db.checkpoints.db"));
+    const other = await createCheckpointer(`sqlite:${join(legacyDir, "other.db")}`);
+    try {
+      expect((await countingGraph(other).getState(config)).values).toEqual({});
+    } finally {
+      await closeCheckpointer(other);
+    }
   });
 
   it("refuses a URL that is neither sqlite: nor postgres://", async () => {
@@ -147,7 +150,7 @@ describe("store-sql on SQLite", () => {
     }
   });
 
-  it("checkpoints a LangGraph graph into the store file's own checkpoint file, readable after reopening", async () => {
+  it("checkpoints a LangGraph graph into the store's own file (tables keel_ckpt_*), readable after reopening", async () => {
     const url = `sqlite:${join(dir, "checkpoints", "keel.db")}`;
     const config = { configurable: { thread_id: "cp-thread" } };
     const first = await createCheckpointer(url);
@@ -157,14 +160,16 @@ describe("store-sql on SQLite", () => {
     } finally {
       await closeCheckpointer(first);
     }
-    expect(existsSync(join(dir, "checkpoints", "keel.db.checkpoints.db"))).toBe(true);
     expect(existsSync(join(dir, "checkpoints", "checkpoints.db"))).toBe(false);
+    expect(existsSync(join(dir, "checkpoints", "keel.db"))).toBe(true);
 
     const reopened = await createCheckpointer(url);
     try {
       expect((await countingGraph(reopened).getState(config)).values).toEqual({ count: 13 });
-      const db = new Database(join(dir, "checkpoints", "keel.db.checkpoints.db"));
+      const db = new Database(join(dir, "checkpoints", "keel.db"));
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+      const tables = (db.prepare(`select name from sqlite_master where type = 'table' and name like 'keel_ckpt_%' order by name`).all() as Array<{ name: string }>).map((t) => t.name);
+      expect(tables).toEqual(["keel_ckpt_checkpoints", "keel_ckpt_meta", "keel_ckpt_values", "keel_ckpt_writes"]);
       db.close();
     } finally {
       await closeCheckpointer(reopened);

@@ -1,0 +1,41 @@
+/**
+ * The lease fence a write may carry: `config.configurable.keel_fence = { runId, epoch }`.
+ * A fenced write is checked, in the same transaction as the write, against the run
+ * store's lease row (`keel_runs`: `epoch`, `status`, `lease_expires_at`); a lease that is
+ * no longer held by that epoch refuses the write with `KEEL_ERR_LEASE_FENCED` and nothing
+ * is written. Every row records the run id and epoch it was written under.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { KeelError } from "../../../kernel/errors.js";
+import type { LeaseFence, LeaseRow } from "./sql-executor.js";
+
+export type { LeaseFence };
+
+export const FENCE_KEY = "keel_fence";
+
+/** The fence of a write's config, validated; undefined for an unfenced write. */
+export function fenceOf(config: RunnableConfig): LeaseFence | undefined {
+  const raw = (config.configurable as Record<string, unknown> | undefined)?.[FENCE_KEY];
+  if (raw === undefined || raw === null) return undefined;
+  const fence = raw as Partial<LeaseFence>;
+  if (typeof fence.runId !== "string" || fence.runId === "" || typeof fence.epoch !== "number" || !Number.isInteger(fence.epoch)) {
+    throw new KeelError("KEEL_ERR_LEASE_FENCED", `checkpoint write refused: \`configurable.${FENCE_KEY}\` must be { runId: string, epoch: integer }, got ${JSON.stringify(raw)}`);
+  }
+  return { runId: fence.runId, epoch: fence.epoch };
+}
+
+/** Throws `KEEL_ERR_LEASE_FENCED` unless the lease row shows the fence's run running under the same epoch, unexpired at `nowIso`. */
+export function assertLeaseHeld(fence: LeaseFence, lease: LeaseRow | undefined, nowIso: string): void {
+  const why =
+    lease === undefined
+      ? "the run store holds no such run"
+      : Number(lease.epoch) !== fence.epoch
+        ? `the lease is at epoch ${lease.epoch}`
+        : lease.status !== "running"
+          ? `the run is ${lease.status}`
+          : lease.leaseExpiresAt === null || lease.leaseExpiresAt <= nowIso
+            ? `the lease expired at ${lease.leaseExpiresAt ?? "(none)"}`
+            : undefined;
+  if (why === undefined) return;
+  throw new KeelError("KEEL_ERR_LEASE_FENCED", `checkpoint write of run ${fence.runId} under epoch ${fence.epoch} refused: ${why}; nothing was written`);
+}

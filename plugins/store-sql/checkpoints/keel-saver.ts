@@ -1,0 +1,544 @@
+/**
+ * Keel's checkpointer: a LangGraph `BaseCheckpointSaver` that appends what changed.
+ *
+ * Each `put` stores the checkpoint's header (versions, `versions_seen`), its metadata and,
+ * per channel, only what changed against the parent checkpoint (`channel-diff.ts`: new
+ * list items as a splice, other values whole when they are not the parent's); every
+ * `snapshotEvery` steps along a thread's history, and whenever the parent's values are not
+ * at hand (another process wrote it, a fork from an older checkpoint), it stores a full
+ * snapshot instead. A read rebuilds a checkpoint from its snapshot plus the deltas on the
+ * way (`rebuild.ts`); `list` reads a range of headers and each snapshot group once.
+ *
+ * Dialect-independent over a `SqlExecutor` (SQLite on a better-sqlite3 handle, PostgreSQL
+ * on a `pg` Pool). Serialization is the saver's `serde` (JsonPlusSerializer by default),
+ * value by value, so values round-trip as with LangGraph's own savers. Writes are
+ * committed before `put`/`putWrites` resolve; a write carrying a lease fence
+ * (`fence.ts`) is checked against the run store's lease in the same transaction.
+ */
+import type { RunnableConfig } from "@langchain/core/runnables";
+import {
+  BaseCheckpointSaver,
+  WRITES_IDX_MAP,
+  compareWritesSortKeys,
+  copyCheckpoint,
+  writesSortKey,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointPendingWrite,
+  type CheckpointTuple,
+  type PendingWrite,
+  type SerializerProtocol,
+} from "@langchain/langgraph-checkpoint";
+import { KeelError } from "../../../kernel/errors.js";
+import { diffChannels, type ChannelChange } from "./channel-diff.js";
+import { assertLeaseHeld, fenceOf, type LeaseFence } from "./fence.js";
+import { chainToSnapshot, GroupRebuilder, type ChannelValues, type HeaderLink } from "./rebuild.js";
+import { CHECKPOINTS_TABLE, META_TABLE, schemaSql, VALUES_TABLE, WRITES_TABLE } from "./schema.js";
+import { bytesOf, type SqlExecutor, type SqlParam, type SqlRow, type SqlStatement, type WriteBatch } from "./sql-executor.js";
+
+export const DEFAULT_SNAPSHOT_EVERY = 50;
+export const DEFAULT_HEAD_CACHE_SIZE = 256;
+const LIST_PAGE = 64;
+const IN_CHUNK = 400;
+
+export interface KeelCheckpointSaverOptions {
+  /**
+   * A full snapshot every this many checkpoints along a history (default 50): a read
+   * replays at most `snapshotEvery - 1` deltas; storage grows by one full state per
+   * `snapshotEvery` steps. 1 stores every checkpoint whole.
+   */
+  snapshotEvery?: number;
+  /** Threads whose newest checkpoint's values are kept (references, not copies) to diff the next step against (default 256). */
+  headCacheSize?: number;
+  serde?: SerializerProtocol;
+  /** The clock a lease's expiry is compared with (ms since the epoch; default `Date.now`). */
+  now?: () => number;
+}
+
+/** The newest checkpoint this saver wrote on a (thread, namespace): what the next step is diffed against. */
+interface Head {
+  checkpointId: string;
+  snapshotId: string;
+  depth: number;
+  values: ChannelValues;
+}
+
+interface HeaderRow extends SqlRow {
+  thread_id: string;
+  checkpoint_ns: string;
+  checkpoint_id: string;
+  parent_checkpoint_id: string | null;
+  snapshot_id: string;
+  depth: number;
+  type: string;
+  header: unknown;
+  metadata: unknown;
+}
+
+const HEADER_COLUMNS = "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, snapshot_id, depth, type, header, metadata";
+const VALUE_COLUMNS = "checkpoint_id, channel, op, from_index, keep_until, type, value";
+const VALUE_INSERT = "thread_id, checkpoint_ns, checkpoint_id, snapshot_id, channel, op, from_index, keep_until, type, value, run_id, epoch";
+
+const headKey = (threadId: string, ns: string) => JSON.stringify([threadId, ns]);
+const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+
+function chunks<T>(items: readonly T[], size = IN_CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function requireThread(config: RunnableConfig, what: string): string {
+  const threadId = config.configurable?.thread_id;
+  if (threadId === undefined || threadId === null || threadId === "") {
+    throw new Error(`Failed to ${what}: the RunnableConfig has no "thread_id" in its "configurable" property.`);
+  }
+  return String(threadId);
+}
+
+export class KeelCheckpointSaver extends BaseCheckpointSaver {
+  readonly snapshotEvery: number;
+  private readonly headCacheSize: number;
+  private readonly heads = new Map<string, Head>();
+  private readonly now: () => number;
+  private ready: Promise<void>;
+  /** The tables exist (what `whenReady` steps themselves wait for). */
+  private readonly created: Promise<void>;
+
+  /** Creates the tables if needed (synchronously on SQLite; on PostgreSQL every call waits for it). */
+  constructor(
+    readonly executor: SqlExecutor,
+    options: KeelCheckpointSaverOptions = {},
+  ) {
+    super(options.serde);
+    const every = options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY;
+    if (!Number.isInteger(every) || every < 1) throw new RangeError(`snapshotEvery must be a positive integer, got ${every}`);
+    this.snapshotEvery = every;
+    this.headCacheSize = Math.max(0, options.headCacheSize ?? DEFAULT_HEAD_CACHE_SIZE);
+    this.now = options.now ?? Date.now;
+    const created = executor.exec(schemaSql(executor.dialect));
+    this.created = created instanceof Promise ? created : Promise.resolve();
+    this.created.catch(() => undefined);
+    this.ready = this.created;
+  }
+
+  /** Resolves once the tables exist (and any step queued with `whenReady` finished); rejects with its error. */
+  async setup(): Promise<void> {
+    await this.ready;
+  }
+
+  /** Runs `step` (e.g. a migration) before any other call is served. */
+  whenReady(step: () => Promise<void>): void {
+    this.ready = this.ready.then(step);
+    this.ready.catch(() => undefined);
+  }
+
+  // ---- reads ---------------------------------------------------------------------------
+
+  override async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    await this.ready;
+    const threadId = requireThread(config, "get a checkpoint");
+    const ns = String(config.configurable?.checkpoint_ns ?? "");
+    const checkpointId = config.configurable?.checkpoint_id as string | undefined;
+    const rows = checkpointId
+      ? await this.executor.all(`SELECT ${HEADER_COLUMNS} FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`, [threadId, ns, checkpointId])
+      : await this.executor.all(`SELECT ${HEADER_COLUMNS} FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`, [threadId, ns]);
+    const row = rows[0] as HeaderRow | undefined;
+    if (!row) return undefined;
+    const values = await this.valuesOf(row);
+    const [writes] = [await this.pendingWrites(threadId, ns, [row.checkpoint_id])];
+    return this.tuple(row, values, writes.get(row.checkpoint_id) ?? []);
+  }
+
+  override async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
+    await this.ready;
+    const { before, filter } = options;
+    let remaining = options.limit;
+    const threadId = config.configurable?.thread_id as string | undefined;
+    const ns = config.configurable?.checkpoint_ns as string | undefined;
+    const onlyId = config.configurable?.checkpoint_id as string | undefined;
+    const beforeId = before?.configurable?.checkpoint_id as string | undefined;
+    const where: string[] = [];
+    const params: SqlParam[] = [];
+    if (threadId) (where.push("thread_id = ?"), params.push(String(threadId)));
+    if (ns !== undefined && ns !== null) (where.push("checkpoint_ns = ?"), params.push(String(ns)));
+    if (onlyId) (where.push("checkpoint_id = ?"), params.push(onlyId));
+    if (beforeId) (where.push("checkpoint_id < ?"), params.push(beforeId));
+    const keyset = Boolean(threadId) && ns !== undefined && ns !== null;
+    const pageSize = filter === undefined && remaining !== undefined ? Math.max(1, Math.min(remaining, LIST_PAGE)) : LIST_PAGE;
+    const groups = new Map<string, GroupRebuilder>();
+    let offset = 0;
+    let lastId: string | undefined;
+    for (;;) {
+      if (remaining !== undefined && remaining <= 0) return;
+      const pageWhere = keyset && lastId !== undefined ? [...where, "checkpoint_id < ?"] : where;
+      const pageParams = keyset && lastId !== undefined ? [...params, lastId] : params;
+      const order = keyset ? "checkpoint_id DESC" : "thread_id, checkpoint_ns, checkpoint_id DESC";
+      const paging = keyset ? `LIMIT ${pageSize}` : `LIMIT ${pageSize} OFFSET ${offset}`;
+      const page = (await this.executor.all(
+        `SELECT ${HEADER_COLUMNS} FROM ${CHECKPOINTS_TABLE}${pageWhere.length ? ` WHERE ${pageWhere.join(" AND ")}` : ""} ORDER BY ${order} ${paging}`,
+        pageParams,
+      )) as HeaderRow[];
+      if (page.length === 0) return;
+      offset += page.length;
+      lastId = page[page.length - 1]!.checkpoint_id;
+      const selected: Array<{ row: HeaderRow; metadata: CheckpointMetadata }> = [];
+      for (const row of page) {
+        const metadata = (await this.serde.loadsTyped(row.type, bytesOf(row.metadata))) as CheckpointMetadata;
+        if (filter && !Object.entries(filter).every(([key, value]) => (metadata as Record<string, unknown>)[key] === value)) continue;
+        selected.push({ row, metadata });
+        if (remaining !== undefined && selected.length >= remaining) break;
+      }
+      const writes = await this.pendingWritesOfRows(selected.map((s) => s.row));
+      for (const { row, metadata } of selected) {
+        const groupKey = JSON.stringify([row.thread_id, row.checkpoint_ns, row.snapshot_id]);
+        let group = groups.get(groupKey);
+        if (!group) {
+          group = await this.loadGroup(row.thread_id, row.checkpoint_ns, row.snapshot_id);
+          groups.set(groupKey, group);
+        }
+        const values = await group.values(row.checkpoint_id);
+        const own = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Array.isArray(v) ? v.slice() : v]));
+        const key = JSON.stringify([row.thread_id, row.checkpoint_ns, row.checkpoint_id]);
+        yield this.tuple(row, own, writes.get(key) ?? [], metadata);
+        if (remaining !== undefined) remaining -= 1;
+        if (remaining !== undefined && remaining <= 0) return;
+      }
+      if (page.length < pageSize) return;
+    }
+  }
+
+  // ---- writes --------------------------------------------------------------------------
+
+  override async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, _newVersions: ChannelVersions): Promise<RunnableConfig> {
+    await this.ready;
+    return this.putNow(config, checkpoint, metadata);
+  }
+
+  /** `put` without waiting for `whenReady` steps (a migration importing into this saver). */
+  async putNow(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata): Promise<RunnableConfig> {
+    const threadId = requireThread(config, "put a checkpoint");
+    const ns = String(config.configurable?.checkpoint_ns ?? "");
+    const parentId = (config.configurable?.checkpoint_id as string | undefined) || null;
+    const fence = fenceOf(config);
+    const prepared = copyCheckpoint(checkpoint);
+    const key = headKey(threadId, ns);
+    const head = this.heads.get(key);
+    const base = head !== undefined && parentId !== null && head.checkpointId === parentId && head.checkpointId !== prepared.id && head.depth + 1 < this.snapshotEvery ? head : undefined;
+    try {
+      await this.putRows({ threadId, ns, parentId, fence, prepared, metadata, key }, base);
+    } catch (error) {
+      if (!(error instanceof StaleHead)) throw error;
+      // The cached parent changed under us (pruned or deleted elsewhere): store a snapshot.
+      this.heads.delete(key);
+      await this.putRows({ threadId, ns, parentId, fence, prepared, metadata, key }, undefined);
+    }
+    return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: prepared.id } };
+  }
+
+  /** Writes one checkpoint: a delta against `base` (the cached parent), or a snapshot without it. */
+  private async putRows(
+    put: { threadId: string; ns: string; parentId: string | null; fence: LeaseFence | undefined; prepared: Checkpoint; metadata: CheckpointMetadata; key: string },
+    base: Head | undefined,
+  ): Promise<void> {
+    const { threadId, ns, parentId, fence, prepared, metadata } = put;
+    const values = prepared.channel_values as ChannelValues;
+    const snapshotId = base ? base.snapshotId : prepared.id;
+    const depth = base ? base.depth + 1 : 0;
+    const changes: Map<string, ChannelChange> = diffChannels(base?.values ?? {}, values);
+    const { channel_values: _values, ...header } = prepared;
+    const [[type, headerBytes], [metadataType, metadataBytes]] = await Promise.all([this.serde.dumpsTyped(header), this.serde.dumpsTyped(metadata)]);
+    if (type !== metadataType) throw new Error("Failed to serialize the checkpoint and its metadata to the same type.");
+    const valueParams: SqlParam[] = [];
+    let valueRows = 0;
+    for (const [channel, change] of changes) {
+      if (change.op === "same") continue;
+      const row: SqlParam[] = [threadId, ns, prepared.id, snapshotId, channel, change.op, null, null, null, null, fence?.runId ?? null, fence?.epoch ?? null];
+      if (change.op === "set") [row[8], row[9]] = await this.serde.dumpsTyped(change.value);
+      if (change.op === "splice") {
+        [row[6], row[7]] = [change.from, change.keep];
+        [row[8], row[9]] = await this.serde.dumpsTyped(change.items);
+      }
+      valueParams.push(...row);
+      valueRows += 1;
+    }
+    const statements: SqlStatement[] = [
+      {
+        sql:
+          `INSERT INTO ${CHECKPOINTS_TABLE} (${HEADER_COLUMNS}, run_id, epoch) VALUES (${placeholders(11)}) ` +
+          `ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET parent_checkpoint_id = excluded.parent_checkpoint_id, snapshot_id = excluded.snapshot_id, ` +
+          `depth = excluded.depth, type = excluded.type, header = excluded.header, metadata = excluded.metadata, run_id = excluded.run_id, epoch = excluded.epoch`,
+        params: [threadId, ns, prepared.id, parentId, snapshotId, depth, type, headerBytes, metadataBytes, fence?.runId ?? null, fence?.epoch ?? null],
+      },
+      // A checkpoint put again under its id replaces its rows (as LangGraph's savers replace it).
+      { sql: `DELETE FROM ${VALUES_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`, params: [threadId, ns, prepared.id] },
+    ];
+    if (valueRows > 0) {
+      const row = `(${placeholders(12)})`;
+      statements.push({ sql: `INSERT INTO ${VALUE_INSERT_SQL} VALUES ${Array.from({ length: valueRows }, () => row).join(", ")}`, params: valueParams });
+    }
+    const guard: SqlStatement | undefined = base
+      ? { sql: `SELECT 1 AS one FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND snapshot_id = ?`, params: [threadId, ns, base.checkpointId, base.snapshotId] }
+      : undefined;
+    await this.write({ fence, statements, ...(guard ? { guard } : {}) });
+    this.remember(put.key, { checkpointId: prepared.id, snapshotId, depth, values });
+  }
+
+  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
+    await this.ready;
+    return this.putWritesNow(config, writes, taskId, taskPath);
+  }
+
+  /** `putWrites` without waiting for `whenReady` steps. */
+  async putWritesNow(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
+    const threadId = requireThread(config, "put writes");
+    const checkpointId = config.configurable?.checkpoint_id as string | undefined;
+    if (!checkpointId) throw new Error(`Failed to put writes: the RunnableConfig has no "checkpoint_id" in its "configurable" property.`);
+    const ns = String(config.configurable?.checkpoint_ns ?? "");
+    const fence = fenceOf(config);
+    const statements: SqlStatement[] = [];
+    const columns = "thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path, run_id, epoch";
+    const key = "(thread_id, checkpoint_ns, checkpoint_id, task_id, idx)";
+    const ordinary: SqlParam[] = [];
+    for (const [idx, [channel, value]] of writes.entries()) {
+      const [type, bytes] = await this.serde.dumpsTyped(value);
+      const special = WRITES_IDX_MAP[channel];
+      const row: SqlParam[] = [threadId, ns, checkpointId, taskId, special || idx, channel, type, bytes, taskPath ?? "", fence?.runId ?? null, fence?.epoch ?? null];
+      if (special === undefined) {
+        ordinary.push(...row);
+        continue;
+      }
+      // Special writes (errors, interrupts, …) replace, in order; ordinary ones are written once.
+      statements.push({
+        sql: `INSERT INTO ${WRITES_TABLE} (${columns}) VALUES (${placeholders(11)}) ON CONFLICT ${key} DO UPDATE SET channel = excluded.channel, type = excluded.type, value = excluded.value, task_path = excluded.task_path, run_id = excluded.run_id, epoch = excluded.epoch`,
+        params: row,
+      });
+    }
+    if (ordinary.length > 0) {
+      const rows = Array.from({ length: ordinary.length / 11 }, () => `(${placeholders(11)})`).join(", ");
+      statements.unshift({ sql: `INSERT INTO ${WRITES_TABLE} (${columns}) VALUES ${rows} ON CONFLICT ${key} DO NOTHING`, params: ordinary });
+    }
+    if (statements.length > 0) await this.write({ fence, statements });
+  }
+
+  // ---- thread operations ---------------------------------------------------------------
+
+  /** Removes every checkpoint, delta and pending write of the thread (all namespaces). */
+  override async deleteThread(threadId: string): Promise<void> {
+    await this.ready;
+    this.forget(threadId);
+    await this.write({
+      statements: [CHECKPOINTS_TABLE, VALUES_TABLE, WRITES_TABLE].map((table) => ({ sql: `DELETE FROM ${table} WHERE thread_id = ?`, params: [threadId] })),
+    });
+  }
+
+  /**
+   * Copies every checkpoint, delta and pending write of `from` to the empty thread `to`
+   * (ids, parents and metadata unchanged). `to` must have no checkpoints:
+   * `KEEL_ERR_CHECKPOINT_THREAD_EXISTS` otherwise.
+   */
+  async copyThread(from: string, to: string): Promise<void> {
+    await this.ready;
+    const exists = await this.executor.all(`SELECT 1 AS one FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ? LIMIT 1`, [to]);
+    if (exists.length > 0) throw new KeelError("KEEL_ERR_CHECKPOINT_THREAD_EXISTS", `cannot copy checkpoints of thread ${from} to ${to}: ${to} already has checkpoints`);
+    const empty = `NOT EXISTS (SELECT 1 FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ?)`;
+    const copy = (table: string, columns: string): SqlStatement => ({
+      sql: `INSERT INTO ${table} (thread_id, ${columns}) SELECT ?, ${columns} FROM ${table} WHERE thread_id = ? AND ${empty}`,
+      params: [to, from, to],
+    });
+    this.forget(to);
+    await this.write({
+      statements: [
+        copy(VALUES_TABLE, "checkpoint_ns, checkpoint_id, snapshot_id, channel, op, from_index, keep_until, type, value, run_id, epoch"),
+        copy(WRITES_TABLE, "checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path, run_id, epoch"),
+        copy(CHECKPOINTS_TABLE, "checkpoint_ns, checkpoint_id, parent_checkpoint_id, snapshot_id, depth, type, header, metadata, run_id, epoch"),
+      ],
+    });
+  }
+
+  /**
+   * Keeps the newest `keepLatest` checkpoints of each namespace of the thread (by id) with
+   * their pending writes and deletes the rest. A kept checkpoint whose delta chain ran
+   * through a deleted one becomes (or is re-based on) a new snapshot, so every kept
+   * checkpoint reads back exactly as before. Its `parentConfig` still names the deleted
+   * parent, as LangGraph's own pruning leaves it.
+   */
+  async pruneThread(threadId: string, keepLatest: number): Promise<void> {
+    await this.ready;
+    if (!Number.isInteger(keepLatest) || keepLatest < 1) throw new RangeError(`keepLatest must be a positive integer, got ${keepLatest}`);
+    const rows = (await this.executor.all(
+      `SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, snapshot_id FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id DESC`,
+      [threadId],
+    )) as Array<{ checkpoint_ns: string; checkpoint_id: string; parent_checkpoint_id: string | null; snapshot_id: string }>;
+    const statements: SqlStatement[] = [];
+    const byNs = new Map<string, typeof rows>();
+    for (const row of rows) byNs.set(row.checkpoint_ns, [...(byNs.get(row.checkpoint_ns) ?? []), row]);
+    for (const [ns, list] of byNs) {
+      const kept = list.slice(0, keepLatest);
+      const dropped = list.slice(keepLatest);
+      if (dropped.length === 0) continue;
+      const droppedIds = new Set(dropped.map((r) => r.checkpoint_id));
+      const links = new Map<string, HeaderLink>(list.map((r) => [r.checkpoint_id, { checkpointId: r.checkpoint_id, parentId: r.parent_checkpoint_id, snapshotId: r.snapshot_id }]));
+      const rebase = new Map<string, { root: string; depth: number }>();
+      for (const row of kept) {
+        const chain = chainToSnapshot(links, row.checkpoint_id);
+        const cut = chain.findIndex((id, i) => i + 1 < chain.length && droppedIds.has(chain[i + 1]!));
+        if (cut >= 0) rebase.set(row.checkpoint_id, { root: chain[cut]!, depth: cut });
+      }
+      const roots = new Set([...rebase.values()].map((r) => r.root));
+      for (const root of roots) {
+        const values = await this.valuesOf({ thread_id: threadId, checkpoint_ns: ns, checkpoint_id: root, snapshot_id: links.get(root)!.snapshotId });
+        statements.push({ sql: `DELETE FROM ${VALUES_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`, params: [threadId, ns, root] });
+        for (const [channel, value] of Object.entries(values)) {
+          if (value === undefined) continue;
+          const [type, bytes] = await this.serde.dumpsTyped(value);
+          statements.push({ sql: `INSERT INTO ${VALUE_INSERT_SQL} VALUES (${placeholders(12)})`, params: [threadId, ns, root, root, channel, "set", null, null, type, bytes, null, null] });
+        }
+      }
+      for (const [id, { root, depth }] of rebase) {
+        statements.push({ sql: `UPDATE ${CHECKPOINTS_TABLE} SET snapshot_id = ?, depth = ? WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`, params: [root, depth, threadId, ns, id] });
+        statements.push({ sql: `UPDATE ${VALUES_TABLE} SET snapshot_id = ? WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`, params: [root, threadId, ns, id] });
+      }
+      for (const part of chunks([...droppedIds])) {
+        for (const table of [CHECKPOINTS_TABLE, VALUES_TABLE, WRITES_TABLE]) {
+          statements.push({ sql: `DELETE FROM ${table} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id IN (${placeholders(part.length)})`, params: [threadId, ns, ...part] });
+        }
+      }
+    }
+    this.forget(threadId);
+    if (statements.length > 0) await this.write({ statements });
+  }
+
+  /** Releases the executor (and the handle or pool when the saver opened it). */
+  async close(): Promise<void> {
+    await this.ready.catch(() => undefined);
+    this.heads.clear();
+    await this.executor.close();
+  }
+
+  /** A value of the checkpointer's key/value table (e.g. migration markers). */
+  async readMeta(key: string): Promise<string | undefined> {
+    await this.created;
+    const rows = await this.executor.all(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [key]);
+    return rows[0] ? String(rows[0].value) : undefined;
+  }
+
+  async writeMeta(key: string, value: string): Promise<void> {
+    await this.write({ statements: [{ sql: `INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, params: [key, value] }] });
+  }
+
+  // ---- internals -----------------------------------------------------------------------
+
+  private async write(batch: WriteBatch): Promise<void> {
+    const fence: LeaseFence | undefined = batch.fence;
+    await this.executor.write(batch, ({ lease, guard }) => {
+      if (fence) assertLeaseHeld(fence, lease, new Date(this.now()).toISOString());
+      if (!guard) throw new StaleHead();
+    });
+  }
+
+  private remember(key: string, head: Head): void {
+    if (this.headCacheSize === 0) return;
+    this.heads.delete(key);
+    this.heads.set(key, head);
+    if (this.heads.size > this.headCacheSize) this.heads.delete(this.heads.keys().next().value!);
+  }
+
+  private forget(threadId: string): void {
+    for (const key of [...this.heads.keys()]) if ((JSON.parse(key) as string[])[0] === threadId) this.heads.delete(key);
+  }
+
+  /** One checkpoint's values: its chain's links and rows only. */
+  private async valuesOf(row: Pick<HeaderRow, "thread_id" | "checkpoint_ns" | "checkpoint_id" | "snapshot_id">): Promise<ChannelValues> {
+    const linkRows =
+      row.snapshot_id === row.checkpoint_id
+        ? [{ checkpoint_id: row.checkpoint_id, parent_checkpoint_id: null, snapshot_id: row.snapshot_id }]
+        : await this.executor.all(`SELECT checkpoint_id, parent_checkpoint_id, snapshot_id FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND snapshot_id = ?`, [
+            row.thread_id,
+            row.checkpoint_ns,
+            row.snapshot_id,
+          ]);
+    const links = toLinks(linkRows);
+    const chain = chainToSnapshot(links, row.checkpoint_id);
+    const valueRows: SqlRow[] = [];
+    for (const part of chunks(chain)) {
+      valueRows.push(
+        ...(await this.executor.all(`SELECT ${VALUE_COLUMNS} FROM ${VALUES_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id IN (${placeholders(part.length)})`, [
+          row.thread_id,
+          row.checkpoint_ns,
+          ...part,
+        ])),
+      );
+    }
+    return new GroupRebuilder(links, valueRows, this.serde).values(row.checkpoint_id);
+  }
+
+  /** A whole snapshot group (for `list`, which usually reads many checkpoints of one group). */
+  private async loadGroup(threadId: string, ns: string, snapshotId: string): Promise<GroupRebuilder> {
+    const linkRows = await this.executor.all(`SELECT checkpoint_id, parent_checkpoint_id, snapshot_id FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND snapshot_id = ?`, [threadId, ns, snapshotId]);
+    const valueRows = await this.executor.all(`SELECT ${VALUE_COLUMNS} FROM ${VALUES_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND snapshot_id = ?`, [threadId, ns, snapshotId]);
+    return new GroupRebuilder(toLinks(linkRows), valueRows, this.serde);
+  }
+
+  /** Pending writes of some checkpoints of one (thread, namespace), each list in `writesSortKey` order. */
+  private async pendingWrites(threadId: string, ns: string, checkpointIds: readonly string[]): Promise<Map<string, CheckpointPendingWrite[]>> {
+    const rows: SqlRow[] = [];
+    for (const part of chunks(checkpointIds)) {
+      rows.push(
+        ...(await this.executor.all(
+          `SELECT checkpoint_id, task_id, idx, channel, type, value, task_path FROM ${WRITES_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id IN (${placeholders(part.length)})`,
+          [threadId, ns, ...part],
+        )),
+      );
+    }
+    const byCheckpoint = new Map<string, SqlRow[]>();
+    for (const row of rows) byCheckpoint.set(String(row.checkpoint_id), [...(byCheckpoint.get(String(row.checkpoint_id)) ?? []), row]);
+    const out = new Map<string, CheckpointPendingWrite[]>();
+    for (const [id, list] of byCheckpoint) {
+      list.sort((a, b) => compareWritesSortKeys(writesSortKey(String(a.task_path), String(a.task_id), Number(a.idx)), writesSortKey(String(b.task_path), String(b.task_id), Number(b.idx))));
+      out.set(id, await Promise.all(list.map(async (w) => [String(w.task_id), String(w.channel), await this.serde.loadsTyped(String(w.type), bytesOf(w.value))] as CheckpointPendingWrite)));
+    }
+    return out;
+  }
+
+  /** Pending writes of header rows from any threads, keyed by `[thread, ns, id]` JSON. */
+  private async pendingWritesOfRows(rows: readonly HeaderRow[]): Promise<Map<string, CheckpointPendingWrite[]>> {
+    const groups = new Map<string, { threadId: string; ns: string; ids: string[] }>();
+    for (const row of rows) {
+      const key = JSON.stringify([row.thread_id, row.checkpoint_ns]);
+      const group = groups.get(key) ?? { threadId: row.thread_id, ns: row.checkpoint_ns, ids: [] };
+      group.ids.push(row.checkpoint_id);
+      groups.set(key, group);
+    }
+    const out = new Map<string, CheckpointPendingWrite[]>();
+    for (const { threadId, ns, ids } of groups.values()) {
+      for (const [id, writes] of await this.pendingWrites(threadId, ns, ids)) out.set(JSON.stringify([threadId, ns, id]), writes);
+    }
+    return out;
+  }
+
+  private async tuple(row: HeaderRow, values: ChannelValues, pendingWrites: CheckpointPendingWrite[], metadata?: CheckpointMetadata): Promise<CheckpointTuple> {
+    const header = (await this.serde.loadsTyped(row.type, bytesOf(row.header))) as Omit<Checkpoint, "channel_values">;
+    const tuple: CheckpointTuple = {
+      config: { configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.checkpoint_id } },
+      checkpoint: { ...header, channel_values: values } as Checkpoint,
+      metadata: metadata ?? ((await this.serde.loadsTyped(row.type, bytesOf(row.metadata))) as CheckpointMetadata),
+      pendingWrites,
+    };
+    if (row.parent_checkpoint_id) tuple.parentConfig = { configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.parent_checkpoint_id } };
+    return tuple;
+  }
+}
+
+const VALUE_INSERT_SQL = `${VALUES_TABLE} (${VALUE_INSERT})`;
+
+/** The parent a delta was computed against is no longer in the database as cached (another process pruned or deleted it). */
+class StaleHead extends Error {}
+
+function toLinks(rows: readonly SqlRow[]): Map<string, HeaderLink> {
+  return new Map(
+    rows.map((r) => [String(r.checkpoint_id), { checkpointId: String(r.checkpoint_id), parentId: r.parent_checkpoint_id == null ? null : String(r.parent_checkpoint_id), snapshotId: String(r.snapshot_id) }]),
+  );
+}

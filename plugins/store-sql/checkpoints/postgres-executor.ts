@@ -1,0 +1,119 @@
+/**
+ * The checkpointer's SQL on a `pg` Pool (the run store's database). A write is one
+ * transaction on one pooled client; a fenced write first reads the lease row
+ * `FOR SHARE`, so a concurrent claim (an UPDATE of that row) waits for the commit and
+ * the lease cannot change between the check and the write.
+ */
+import { RUNS_TABLE } from "../entities.js";
+import type { LeaseRow, SqlExecutor, SqlParam, SqlRow, WriteBatch, WriteReads } from "./sql-executor.js";
+
+/** The part of `pg`'s API used here. */
+export interface PgClient {
+  query(sql: string, params?: unknown[]): Promise<{ rows: SqlRow[] }>;
+  release(error?: Error | boolean): void;
+}
+export interface PgPool {
+  query(sql: string, params?: unknown[]): Promise<{ rows: SqlRow[] }>;
+  connect(): Promise<PgClient>;
+  end(): Promise<void>;
+  on(event: "error", listener: (error: Error) => void): unknown;
+}
+
+/** `?` placeholders to `$1…$n` (the checkpointer's SQL has no `?` inside literals). */
+export function numberPlaceholders(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** Arbitrary, fixed: the advisory lock key of the checkpointer's DDL. */
+const DDL_LOCK = 7_431_906_218;
+
+const toDriver = (params: readonly SqlParam[]): unknown[] => params.map((p) => (p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p.buffer, p.byteOffset, p.byteLength) : p));
+
+export class PostgresExecutor implements SqlExecutor {
+  readonly dialect = "postgres" as const;
+  private readonly texts = new Map<string, string>();
+
+  private readonly pool: Promise<PgPool>;
+
+  /**
+   * `pool` may be a promise (a factory that must first import the optional driver): every
+   * call waits for it. `ownsPool`: end the pool with the executor (a pool opened by the
+   * factory, not a shared one).
+   */
+  constructor(
+    pool: PgPool | Promise<PgPool>,
+    private readonly ownsPool = false,
+  ) {
+    this.pool = Promise.resolve(pool);
+    this.pool.catch(() => undefined);
+  }
+
+  async all(sql: string, params: readonly SqlParam[]): Promise<SqlRow[]> {
+    return (await (await this.pool).query(this.text(sql), toDriver(params))).rows;
+  }
+
+  async write(batch: WriteBatch, check: (reads: WriteReads) => void): Promise<void> {
+    if (!batch.fence && !batch.guard && batch.statements.length === 1) {
+      // One statement is atomic on its own: no transaction, one round trip.
+      check({ lease: undefined, guard: true });
+      const only = batch.statements[0]!;
+      await (await this.pool).query(this.text(only.sql), toDriver(only.params));
+      return;
+    }
+    const client = await (await this.pool).connect();
+    let broken: Error | undefined;
+    try {
+      await client.query("BEGIN");
+      try {
+        const lease = batch.fence ? await this.lease(client, batch.fence.runId) : undefined;
+        const guard = batch.guard ? (await client.query(this.text(batch.guard.sql), toDriver(batch.guard.params))).rows.length > 0 : true;
+        check({ lease, guard });
+        for (const s of batch.statements) await client.query(this.text(s.sql), toDriver(s.params));
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK").catch((rollbackError: Error) => {
+          broken = rollbackError;
+        });
+        throw error;
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** DDL under a transaction-scoped advisory lock: workers starting together create the tables one after the other. */
+  async exec(sql: string): Promise<void> {
+    const client = await (await this.pool).connect();
+    try {
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${DDL_LOCK}); ${sql}; COMMIT;`);
+      client.release();
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      client.release(true);
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    const pool = await this.pool.catch(() => undefined);
+    if (this.ownsPool && pool) await pool.end();
+  }
+
+  private async lease(client: PgClient, runId: string): Promise<LeaseRow | undefined> {
+    const table = await client.query(`SELECT to_regclass($1) AS t`, [RUNS_TABLE]);
+    if (table.rows[0]?.t == null) return undefined;
+    const { rows } = await client.query(`SELECT epoch, status, lease_expires_at FROM ${RUNS_TABLE} WHERE run_id = $1 FOR SHARE`, [runId]);
+    const row = rows[0] as { epoch: number | string; status: string; lease_expires_at: string | null } | undefined;
+    return row && { epoch: Number(row.epoch), status: row.status, leaseExpiresAt: row.lease_expires_at };
+  }
+
+  private text(sql: string): string {
+    let text = this.texts.get(sql);
+    if (text === undefined) {
+      text = numberPlaceholders(sql);
+      this.texts.set(sql, text);
+    }
+    return text;
+  }
+}

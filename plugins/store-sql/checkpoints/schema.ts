@@ -1,0 +1,78 @@
+/**
+ * The checkpointer's tables, in the run store's database (SQLite file or PostgreSQL
+ * database), created with `CREATE TABLE IF NOT EXISTS`; all names start `keel_ckpt_`.
+ *
+ * - `keel_ckpt_checkpoints`: one row per checkpoint: its parent, the snapshot it is
+ *   rebuilt from (`snapshot_id`, itself for a snapshot) and its distance to it (`depth`),
+ *   the checkpoint without its channel values (`header`) and its metadata.
+ * - `keel_ckpt_values`: the channel values a checkpoint changed against its parent
+ *   (all of them for a snapshot): `op` `set` (the whole value), `splice` (the parent's
+ *   list kept from `from_index` to `keep_until`, then `value`'s items appended) or
+ *   `unset` (the channel is gone).
+ * - `keel_ckpt_writes`: pending writes (`putWrites`), keyed like LangGraph's savers.
+ * - `keel_ckpt_meta`: key/value facts (e.g. that a stock store was migrated).
+ *
+ * Every row of the first three records the lease it was written under (`run_id`,
+ * `epoch`; null when the write carried no fence).
+ */
+import type { SqlDialect } from "./sql-executor.js";
+
+export const CHECKPOINTS_TABLE = "keel_ckpt_checkpoints";
+export const VALUES_TABLE = "keel_ckpt_values";
+export const WRITES_TABLE = "keel_ckpt_writes";
+export const META_TABLE = "keel_ckpt_meta";
+
+export function schemaSql(dialect: SqlDialect): string {
+  const bytes = dialect === "postgres" ? "BYTEA" : "BLOB";
+  const int = dialect === "postgres" ? "BIGINT" : "INTEGER";
+  return `
+CREATE TABLE IF NOT EXISTS ${CHECKPOINTS_TABLE} (
+  thread_id TEXT NOT NULL,
+  checkpoint_ns TEXT NOT NULL,
+  checkpoint_id TEXT NOT NULL,
+  parent_checkpoint_id TEXT,
+  snapshot_id TEXT NOT NULL,
+  depth INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  header ${bytes} NOT NULL,
+  metadata ${bytes} NOT NULL,
+  run_id TEXT,
+  epoch ${int},
+  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
+);
+CREATE INDEX IF NOT EXISTS keel_ckpt_checkpoints_snapshot ON ${CHECKPOINTS_TABLE} (thread_id, checkpoint_ns, snapshot_id);
+CREATE TABLE IF NOT EXISTS ${VALUES_TABLE} (
+  thread_id TEXT NOT NULL,
+  checkpoint_ns TEXT NOT NULL,
+  checkpoint_id TEXT NOT NULL,
+  snapshot_id TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  op TEXT NOT NULL,
+  from_index INTEGER,
+  keep_until INTEGER,
+  type TEXT,
+  value ${bytes},
+  run_id TEXT,
+  epoch ${int},
+  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, channel)
+);
+CREATE INDEX IF NOT EXISTS keel_ckpt_values_snapshot ON ${VALUES_TABLE} (thread_id, checkpoint_ns, snapshot_id);
+CREATE TABLE IF NOT EXISTS ${WRITES_TABLE} (
+  thread_id TEXT NOT NULL,
+  checkpoint_ns TEXT NOT NULL,
+  checkpoint_id TEXT NOT NULL,
+  task_id TEXT NOT NULL,
+  idx INTEGER NOT NULL,
+  channel TEXT NOT NULL,
+  type TEXT NOT NULL,
+  value ${bytes} NOT NULL,
+  task_path TEXT NOT NULL,
+  run_id TEXT,
+  epoch ${int},
+  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+);
+CREATE TABLE IF NOT EXISTS ${META_TABLE} (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);`;
+}

@@ -1,0 +1,64 @@
+/**
+ * The small SQL surface the checkpointer needs, implemented once per dialect
+ * (`sqlite-executor.ts` on a better-sqlite3 handle, `postgres-executor.ts` on a `pg` Pool).
+ * Statements are written with `?` placeholders; the PostgreSQL adapter numbers them.
+ * Reads may be served synchronously (better-sqlite3) or not; callers always await.
+ */
+export type SqlDialect = "sqlite" | "postgres";
+
+/** A write's lease fence (`configurable.keel_fence`, see `fence.ts`). */
+export interface LeaseFence {
+  runId: string;
+  epoch: number;
+}
+export type SqlParam = string | number | null | Uint8Array;
+export type SqlRow = Record<string, unknown>;
+
+export interface SqlStatement {
+  sql: string;
+  params: readonly SqlParam[];
+}
+
+/** Statements applied together: all or nothing, after the fence and the guard (when given) were read in the same transaction. */
+export interface WriteBatch {
+  fence?: LeaseFence;
+  /** A read that must find a row for the write to go ahead (e.g. the parent a delta is based on). */
+  guard?: SqlStatement;
+  statements: readonly SqlStatement[];
+}
+
+/** What a write's transaction read before writing: the fence's lease row and whether the guard found a row. */
+export interface WriteReads {
+  lease: LeaseRow | undefined;
+  guard: boolean;
+}
+
+/** What the lease row said when a fence was checked; the saver decides whether it holds. */
+export interface LeaseRow {
+  epoch: number;
+  status: string;
+  leaseExpiresAt: string | null;
+}
+
+export interface SqlExecutor {
+  readonly dialect: SqlDialect;
+  /** Rows of one read. */
+  all(sql: string, params: readonly SqlParam[]): SqlRow[] | Promise<SqlRow[]>;
+  /**
+   * One transaction: reads the fence's lease row (locking it against a concurrent claim;
+   * undefined: no such run or no run table) and runs the guard, calls `check` with what
+   * it read, which throws to refuse, then runs the statements. Nothing is written when
+   * `check` throws.
+   */
+  write(batch: WriteBatch, check: (reads: WriteReads) => void): void | Promise<void>;
+  /** DDL, run once at start (several statements separated by `;`). */
+  exec(sql: string): void | Promise<void>;
+  close(): void | Promise<void>;
+}
+
+/** Byte columns come back as Buffer (both drivers); text columns as string. */
+export function bytesOf(value: unknown): Uint8Array {
+  if (value instanceof Uint8Array) return value;
+  if (typeof value === "string") return new TextEncoder().encode(value);
+  throw new TypeError(`expected a byte column, got ${typeof value}`);
+}

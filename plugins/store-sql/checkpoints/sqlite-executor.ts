@@ -1,0 +1,79 @@
+/**
+ * The checkpointer's SQL on a better-sqlite3 `Database` handle: the caller's handle (so
+ * the run store and the checkpoints can share one file and one connection), used
+ * synchronously. A write is one `BEGIN IMMEDIATE` transaction: it takes the file's
+ * write lock first, so the lease row read for a fence cannot change before the commit.
+ */
+import { RUNS_TABLE } from "../entities.js";
+import type { LeaseRow, SqlExecutor, SqlParam, SqlRow, WriteBatch, WriteReads } from "./sql-executor.js";
+
+/** The part of better-sqlite3's API used here (the package ships no types of its own). */
+export interface BetterSqliteStatement {
+  run(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+  get(...params: unknown[]): unknown;
+}
+export interface BetterSqliteDatabase {
+  prepare(sql: string): BetterSqliteStatement;
+  exec(sql: string): unknown;
+  pragma(sql: string, options?: { simple?: boolean }): unknown;
+  transaction<F extends (...args: never[]) => unknown>(fn: F): F & { immediate: F };
+  close(): unknown;
+  readonly open: boolean;
+}
+
+const toDriver = (params: readonly SqlParam[]): unknown[] => params.map((p) => (p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p.buffer, p.byteOffset, p.byteLength) : p));
+
+export class SqliteExecutor implements SqlExecutor {
+  readonly dialect = "sqlite" as const;
+  private readonly statements = new Map<string, BetterSqliteStatement>();
+  private readonly apply: (batch: WriteBatch, check: (reads: WriteReads) => void) => void;
+
+  /** `ownsHandle`: close the handle with the executor (a handle opened by the factory, not a shared one). */
+  constructor(
+    readonly db: BetterSqliteDatabase,
+    private readonly ownsHandle = false,
+  ) {
+    this.apply = db.transaction((batch: WriteBatch, check: (reads: WriteReads) => void) => {
+      const lease = batch.fence ? this.lease(batch.fence.runId) : undefined;
+      const guard = batch.guard ? this.prepared(batch.guard.sql).get(...toDriver(batch.guard.params)) !== undefined : true;
+      check({ lease, guard });
+      for (const s of batch.statements) this.prepared(s.sql).run(...toDriver(s.params));
+    }).immediate;
+  }
+
+  all(sql: string, params: readonly SqlParam[]): SqlRow[] {
+    return this.prepared(sql).all(...toDriver(params)) as SqlRow[];
+  }
+
+  write(batch: WriteBatch, check: (reads: WriteReads) => void): void {
+    this.apply(batch, check);
+  }
+
+  exec(sql: string): void {
+    this.db.exec(sql);
+  }
+
+  close(): void {
+    this.statements.clear();
+    if (this.ownsHandle && this.db.open) this.db.close();
+  }
+
+  private lease(runId: string): LeaseRow | undefined {
+    const table = this.prepared(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(RUNS_TABLE);
+    if (table === undefined) return undefined;
+    const row = this.prepared(`SELECT epoch, status, lease_expires_at FROM ${RUNS_TABLE} WHERE run_id = ?`).get(runId) as
+      | { epoch: number; status: string; lease_expires_at: string | null }
+      | undefined;
+    return row && { epoch: Number(row.epoch), status: row.status, leaseExpiresAt: row.lease_expires_at };
+  }
+
+  private prepared(sql: string): BetterSqliteStatement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * `npm run bench checkpoint`: the per-turn cost of checkpointing a plain hand-built
+ * LangGraph tool loop (agent ↔ tools, the scripted model, production durability "sync"),
+ * against the same loop without a checkpointer, at N = 50, 200, 400, 1000 tool turns;
+ * and the checkpoint storage one run leaves (SQLite: file + `-wal`; PostgreSQL:
+ * `pg_total_relation_size` of the saver's tables).
+ *
+ * Variants: no checkpointer (the baseline), MemorySaver, the stock SqliteSaver and
+ * PostgresSaver, Keel's checkpointer on SQLite and on PostgreSQL (PostgreSQL variants only
+ * when KEEL_TEST_PG_URL, default the local server, is reachable). Per turn = (run of N
+ * turns − run of 1 turn) / (N − 1), so startup is subtracted; variants interleaved,
+ * repeated, medians; wall time, process CPU time and, with PostgreSQL in the loop,
+ * whole-machine CPU time (from /proc/stat, busy jiffies of every core: other processes on
+ * the machine count too).
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { randomUUID } from "node:crypto";
+import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { END, MemorySaver, MessagesAnnotation, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { KeelCheckpointSaver } from "../../plugins/store-sql/checkpoints/keel-saver.js";
+import { PostgresExecutor, type PgPool } from "../../plugins/store-sql/checkpoints/postgres-executor.js";
+import { SqliteExecutor } from "../../plugins/store-sql/checkpoints/sqlite-executor.js";
+import { openSqliteHandle } from "../../plugins/store-sql/checkpointer.js";
+import { ScriptedChatModel, type ScriptedAgent } from "../testing/scripted-model.js";
+
+const SIZES = [50, 200, 400, 1000];
+/** Repeats per size: fewer for the long runs, to keep the suite near six minutes on a shared 2-core machine. */
+const REPEATS: Readonly<Record<number, number>> = { 50: 3, 200: 3, 400: 2, 1000: 2 };
+const PG_URL = process.env.KEEL_TEST_PG_URL ?? "postgres://keel:keel@127.0.0.1:5432/keel";
+
+function script(turns: number): ScriptedAgent {
+  const usage = { input_tokens: 10, output_tokens: 2 };
+  return { turns: [...Array.from({ length: turns }, () => ({ toolCalls: [{ name: "noop", args: { n: 1 } }], usage })), { content: "done", usage }] };
+}
+
+/** The loop every variant runs; only the checkpointer differs. */
+async function runLoop(turns: number, checkpointer: BaseCheckpointSaver | undefined, threadId: string): Promise<void> {
+  const model = new ScriptedChatModel({ script: script(turns) });
+  const bound = model.bindTools([{ type: "function", function: { name: "noop", description: "does nothing", parameters: { type: "object", properties: { n: { type: "number" } } } } }] as never);
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode("agent", async (s: { messages: BaseMessage[] }) => ({ messages: [await bound.invoke(s.messages)] }))
+    .addNode("tools", async (s: { messages: BaseMessage[] }) => {
+      const last = s.messages[s.messages.length - 1] as AIMessage;
+      return { messages: (last.tool_calls ?? []).map((c) => new ToolMessage({ tool_call_id: c.id!, name: c.name, content: "ok" })) };
+    })
+    .addEdge(START, "agent")
+    .addConditionalEdges("agent", (s: { messages: BaseMessage[] }) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END))
+    .addEdge("tools", "agent")
+    .compile(checkpointer ? { checkpointer } : {});
+  await graph.invoke({ messages: [{ role: "user", content: "go" }] }, { configurable: { thread_id: threadId }, recursionLimit: 2 * turns + 10, durability: "sync" });
+}
+
+interface Saver {
+  saver: BaseCheckpointSaver | undefined;
+  /** Bytes of checkpoint storage now. */
+  storage: () => Promise<number | undefined>;
+  close: () => Promise<void>;
+}
+
+interface Variant {
+  name: string;
+  usesPg: boolean;
+  /** Stock savers stop at N = 1000 (all sizes here). */
+  open: (dir: string) => Promise<Saver>;
+}
+
+const fileBytes = (path: string) => ["", "-wal"].reduce((sum, suffix) => sum + (safeSize(path + suffix) ?? 0), 0);
+function safeSize(path: string): number | undefined {
+  try {
+    return statSync(path).size;
+  } catch {
+    return undefined;
+  }
+}
+
+function pgPool(schema: string): PgPool {
+  const pg = createRequire(import.meta.url)("pg") as { Pool: new (o: Record<string, unknown>) => PgPool };
+  const pool = new pg.Pool({ connectionString: PG_URL, max: 2, options: `-c search_path=${schema}` });
+  pool.on("error", () => undefined);
+  return pool;
+}
+
+async function pgSchema(): Promise<{ schema: string; pool: PgPool; size: (tables: string[]) => Promise<number>; drop: () => Promise<void> }> {
+  const schema = `keel_bench_${randomUUID().replace(/-/g, "").slice(0, 10)}`;
+  const pool = pgPool("public");
+  await pool.query(`CREATE SCHEMA ${schema}`);
+  return {
+    schema,
+    pool,
+    size: async (tables) => {
+      const { rows } = await pool.query(`SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname = ANY($2)`, [schema, tables]);
+      return Number(rows[0]!.bytes);
+    },
+    drop: async () => {
+      await pool.query(`DROP SCHEMA ${schema} CASCADE`);
+      await pool.end();
+    },
+  };
+}
+
+function variants(pgUp: boolean): Variant[] {
+  const list: Variant[] = [
+    { name: "no checkpointer (baseline)", usesPg: false, open: async () => ({ saver: undefined, storage: async () => undefined, close: async () => {} }) },
+    { name: "MemorySaver", usesPg: false, open: async () => ({ saver: new MemorySaver(), storage: async () => undefined, close: async () => {} }) },
+    {
+      name: "stock SqliteSaver",
+      usesPg: false,
+      open: async (dir) => {
+        const path = join(dir, `stock-${randomUUID()}.db`);
+        const saver = SqliteSaver.fromConnString(path);
+        saver.db.pragma("journal_mode = WAL");
+        return { saver, storage: async () => (saver.db.pragma("wal_checkpoint(TRUNCATE)"), fileBytes(path)), close: async () => void saver.db.close() };
+      },
+    },
+    {
+      name: "Keel checkpointer, SQLite",
+      usesPg: false,
+      open: async (dir) => {
+        const path = join(dir, `keel-${randomUUID()}.db`);
+        const handle = openSqliteHandle(path);
+        const saver = new KeelCheckpointSaver(new SqliteExecutor(handle, true));
+        return { saver, storage: async () => (handle.pragma("wal_checkpoint(TRUNCATE)"), fileBytes(path)), close: () => saver.close() };
+      },
+    },
+  ];
+  if (pgUp) {
+    list.push(
+      {
+        name: "stock PostgresSaver",
+        usesPg: true,
+        open: async () => {
+          const { PostgresSaver } = await import("@langchain/langgraph-checkpoint-postgres");
+          const db = await pgSchema();
+          const saver = PostgresSaver.fromConnString(PG_URL, { schema: db.schema });
+          await saver.setup();
+          return {
+            saver,
+            storage: () => db.size(["checkpoints", "checkpoint_blobs", "checkpoint_writes"]),
+            close: async () => {
+              await saver.end();
+              await db.drop();
+            },
+          };
+        },
+      },
+      {
+        name: "Keel checkpointer, PostgreSQL",
+        usesPg: true,
+        open: async () => {
+          const db = await pgSchema();
+          const saver = new KeelCheckpointSaver(new PostgresExecutor(pgPool(db.schema), true));
+          await saver.setup();
+          return {
+            saver,
+            storage: () => db.size(["keel_ckpt_checkpoints", "keel_ckpt_values", "keel_ckpt_writes"]),
+            close: async () => {
+              await saver.close();
+              await db.drop();
+            },
+          };
+        },
+      },
+    );
+  }
+  return list;
+}
+
+/** Busy jiffies of the whole machine (every core), from /proc/stat; undefined where it does not exist. */
+function machineBusy(): number | undefined {
+  try {
+    const [cpu] = readFileSync("/proc/stat", "utf8").split("\n");
+    const fields = cpu!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+    return fields.reduce((a, b) => a + b, 0) - idle;
+  } catch {
+    return undefined;
+  }
+}
+const JIFFY_MS = 10;
+
+interface Sample {
+  wall: number;
+  cpu: number;
+  machine: number | undefined;
+}
+
+async function measure(fn: () => Promise<void>): Promise<Sample> {
+  const m0 = machineBusy();
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  await fn();
+  const wall = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  const m1 = machineBusy();
+  return { wall, cpu: (c.user + c.system) / 1000, machine: m0 !== undefined && m1 !== undefined ? (m1 - m0) * JIFFY_MS : undefined };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+function reachable(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port || 5432) });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+export async function benchCheckpoint(
+  sizes: readonly number[] = SIZES,
+  repeatsOf: (n: number) => number = (n) => REPEATS[n] ?? 3,
+  /** A subset of variants by name (the baseline always runs): for quick looks. */
+  only?: (name: string) => boolean,
+): Promise<string[]> {
+  const started = performance.now();
+  const pgUp = await reachable(PG_URL);
+  const list = variants(pgUp).filter((v, i) => i === 0 || !only || only(v.name));
+  const dir = mkdtempSync(join(tmpdir(), "keel-bench-ckpt-"));
+  const lines = [
+    `checkpoint: per-turn cost of a hand-built LangGraph tool loop, durability "sync", (run of N − run of 1) / (N − 1), median of ${sizes.map((n) => `${repeatsOf(n)} at N=${n}`).join(", ")}, variants interleaved; ratio vs the same loop without a checkpointer; storage after a WAL checkpoint (SQLite) or pg_total_relation_size`,
+  ];
+  if (!pgUp) lines.push(`  (PostgreSQL not reachable at KEEL_TEST_PG_URL: its variants skipped)`);
+  lines.push(`  ${"variant".padEnd(32)} ${"N".padStart(5)} ${"wall ms/turn".padStart(13)} ${"×".padStart(6)} ${"cpu ms/turn".padStart(12)} ${"×".padStart(6)} ${"machine ms/turn".padStart(16)} ${"storage/run".padStart(12)}`);
+  const verdicts: string[] = [];
+  try {
+    await runLoop(20, undefined, "warm"); // warm-up
+    for (const n of sizes) {
+      const repeats = repeatsOf(n);
+      const opened = await Promise.all(list.map((v) => v.open(dir)));
+      const samples = list.map(() => [] as Sample[]);
+      try {
+        for (const [i, s] of opened.entries()) await runLoop(5, s.saver, `warm-${i}`);
+        const storageBefore = await Promise.all(opened.map((s) => s.storage()));
+        for (let r = 0; r < repeats; r += 1) {
+          for (const [i, s] of opened.entries()) {
+            const long = await measure(() => runLoop(n, s.saver, `n${n}-r${r}-long`));
+            const short = await measure(() => runLoop(1, s.saver, `n${n}-r${r}-short`));
+            samples[i]!.push({
+              wall: (long.wall - short.wall) / (n - 1),
+              cpu: (long.cpu - short.cpu) / (n - 1),
+              machine: long.machine !== undefined && short.machine !== undefined ? (long.machine - short.machine) / (n - 1) : undefined,
+            });
+          }
+        }
+        const storageAfter = await Promise.all(opened.map((s) => s.storage()));
+        const base = { wall: median(samples[0]!.map((s) => s.wall)), cpu: median(samples[0]!.map((s) => s.cpu)) };
+        for (const [i, v] of list.entries()) {
+          const wall = median(samples[i]!.map((s) => s.wall));
+          const cpu = median(samples[i]!.map((s) => s.cpu));
+          const machine = v.usesPg || i === 0 ? median(samples[i]!.map((s) => s.machine ?? Number.NaN)) : Number.NaN;
+          const before = storageBefore[i];
+          const after = storageAfter[i];
+          // Each repeat stores one N-turn and one 1-turn run; the 1-turn runs are negligible beside N.
+          const perRun = before !== undefined && after !== undefined ? (after - before) / repeats : undefined;
+          lines.push(
+            `  ${v.name.padEnd(32)} ${String(n).padStart(5)} ${wall.toFixed(3).padStart(13)} ${(wall / base.wall).toFixed(2).padStart(6)} ${cpu.toFixed(3).padStart(12)} ${(cpu / base.cpu).toFixed(2).padStart(6)} ${(Number.isNaN(machine) ? "" : machine.toFixed(3)).padStart(16)} ${(perRun === undefined ? "" : `${(perRun / 1048576).toFixed(2)} MB`).padStart(12)}`,
+          );
+          if (v.name === "Keel checkpointer, SQLite" && (n === 400 || n === 1000)) verdicts.push(`SQLite N=${n}: ${(wall / base.wall).toFixed(2)}× wall (target ≤ 1.5×)`);
+          if (v.name === "Keel checkpointer, PostgreSQL" && (n === 400 || n === 1000)) verdicts.push(`PostgreSQL N=${n}: ${(wall / base.wall).toFixed(2)}× wall (target ≤ 2×)`);
+          if (v.name === "Keel checkpointer, SQLite" && n === 1000 && perRun !== undefined) verdicts.push(`storage of a 1000-turn run on SQLite: ${(perRun / 1048576).toFixed(2)} MB (target < 20 MB)`);
+        }
+      } finally {
+        for (const s of opened) await s.close();
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (verdicts.length > 0) lines.push(`  targets: ${verdicts.join("; ")}`);
+  lines.push(`  suite time ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  return lines;
+}
