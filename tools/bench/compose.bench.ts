@@ -60,7 +60,7 @@ export function syntheticStack(size: number): { stack: StackInput; plugins: Plug
 }
 
 /** Rounds over every size (sizes interleaved); each figure is the median of its rounds. */
-const ROUNDS = 3;
+const ROUNDS = 5;
 
 interface Timing {
   wallMs: number;
@@ -91,7 +91,9 @@ function median(values: readonly number[]): number {
 export async function benchCompose(): Promise<string[]> {
   const inputs = SIZES.map((size) => syntheticStack(size));
   const timings: Timing[][] = SIZES.map(() => []);
-  composeOnce(inputs[0]!); // warm-up: AJV compiles the shared schemas once
+  // Warm-up: AJV compiles the shared schemas once, and the JIT sees every step at a mid size.
+  composeOnce(inputs[0]!);
+  composeOnce(inputs[1]!);
   for (let round = 0; round < ROUNDS; round++) inputs.forEach((input, i) => timings[i]!.push(composeOnce(input)));
   const lines: string[] = [];
   const wall = timings.map((runs) => median(runs.map((t) => t.wallMs)));
