@@ -26,19 +26,39 @@ const plain = createAjv(false);
 const withDefaults = createAjv(true);
 const cache = new WeakMap<object, ValidateFunction>();
 const cacheWithDefaults = new WeakMap<object, ValidateFunction>();
+const byText = new Map<string, ValidateFunction>();
+const byTextWithDefaults = new Map<string, ValidateFunction>();
 
-/** Compile once per schema object (validators are cached by identity). */
+/**
+ * Compile once per schema: validators are cached by identity, then by JSON text, so copies of
+ * one schema (10,000 plugins from one factory, each with its own `config` object) compile once.
+ */
 export function compileSchema(schema: object, options: { applyDefaults?: boolean } = {}): ValidateFunction {
   const store = options.applyDefaults ? cacheWithDefaults : cache;
   let fn = store.get(schema);
   if (!fn) {
     const ajv = options.applyDefaults ? withDefaults : plain;
+    const texts = options.applyDefaults ? byTextWithDefaults : byText;
     // `$id`s are dropped so one schema object can be compiled by both instances without a clash.
     const { $id: _id, ...rest } = schema as Record<string, unknown>;
-    fn = ajv.compile(rest);
+    const text = jsonText(rest);
+    fn = text === undefined ? undefined : texts.get(text);
+    if (!fn) {
+      fn = ajv.compile(rest);
+      if (text !== undefined) texts.set(text, fn);
+    }
     store.set(schema, fn);
   }
   return fn;
+}
+
+/** The schema's JSON text, or undefined when it has none (a cycle, a non-JSON value). */
+function jsonText(schema: object): string | undefined {
+  try {
+    return JSON.stringify(schema);
+  } catch {
+    return undefined;
+  }
 }
 
 export function toIssues(errors: ErrorObject[] | null | undefined): ValidationIssue[] {

@@ -41,8 +41,8 @@ export function buildComposition(parts: CompositionParts): Composition {
   const hookIndex = new Map(HOOK_NAMES.map((h, i) => [h, i] as const));
   // The access table reads in composed order, then hook, then reads before writes.
   const access = parts.access
-    .map((row, i) => ({ row, i }))
-    .sort((x, y) => position.get(x.row.plugin)! - position.get(y.row.plugin)! || hookIndex.get(x.row.hook)! - hookIndex.get(y.row.hook)! || x.i - y.i)
+    .map((row, i) => ({ row, i, plugin: position.get(row.plugin)!, hook: hookIndex.get(row.hook)! }))
+    .sort((x, y) => x.plugin - y.plugin || x.hook - y.hook || x.i - y.i)
     .map(({ row }) => Object.freeze({ ...row }));
   const hooks = hookChains(parts.ordered);
   const plugins = new FrozenMap<string, ResolvedPlugin>(

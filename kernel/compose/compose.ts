@@ -40,7 +40,7 @@ export function compose(stack: StackInput, options: ComposeOptions = {}): Compos
   reportCycles(graph, sorted.cycles, problems);
 
   const reach = new Reachability(graph, sorted.order);
-  checkRaces([...access, ...implicitWrapAccess(members, access)], channels, graph, reach, sorted.placed, problems);
+  checkRaces([...access, ...implicitWrapAccess(members, access)], channels, graph, reach, sorted.order, problems);
 
   const configs = resolveConfigs(members, listed, options.config ?? [], problems);
 

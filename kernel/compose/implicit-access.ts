@@ -14,7 +14,8 @@ export const WRAP_PSEUDO_CHANNELS = {
  * Rows a manifest already declares are not repeated.
  */
 export function implicitWrapAccess(members: readonly Member[], declared: readonly ChannelAccess[]): ChannelAccess[] {
-  const have = new Set(declared.map((row) => `${row.plugin}\u0000${row.hook}\u0000${row.channel}`));
+  const have = new Set<string>();
+  for (const row of declared) if (row.hook === "wrapModelCall" || row.hook === "wrapToolCall") have.add(`${row.plugin}\u0000${row.hook}\u0000${row.channel}`);
   const out: ChannelAccess[] = [];
   for (const member of members) {
     for (const hook of ["wrapModelCall", "wrapToolCall"] as const) {

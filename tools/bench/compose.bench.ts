@@ -6,7 +6,7 @@ import { KERNEL_VERSION } from "../../kernel/version.js";
 
 const CHANNELS = 200;
 const EDGES_PER_PLUGIN = 5;
-const SIZES = [100, 1_000, 5_000] as const;
+const SIZES = [100, 1_000, 5_000, 10_000] as const;
 
 /** Deterministic (mulberry32): every run measures the same stacks. */
 function random(seed: number): () => number {
@@ -27,7 +27,7 @@ const noop = (): undefined => undefined;
  * to its predecessor, so every conflicting pair is ordered and the stack composes, plus random
  * earlier plugins) and accesses in two hooks: dense constraints, a full race check, no problems.
  */
-function syntheticStack(size: number): { stack: StackInput; plugins: Plugin[] } {
+export function syntheticStack(size: number): { stack: StackInput; plugins: Plugin[] } {
   const rand = random(size);
   const plugins: Plugin[] = [];
   const names: string[] = [];
@@ -59,32 +59,51 @@ function syntheticStack(size: number): { stack: StackInput; plugins: Plugin[] } 
   return { stack: { name: `synthetic-${size}`, plugins: names }, plugins };
 }
 
-function timeCompose(size: number): { ms: number; edges: number } {
-  const { stack, plugins } = syntheticStack(size);
-  let best = Infinity;
-  let edges = 0;
-  const runs = size >= 5_000 ? 2 : 4;
-  for (let run = 0; run < runs; run++) {
-    const start = performance.now();
-    const composition = compose(stack, { plugins });
-    best = Math.min(best, performance.now() - start);
-    edges = composition.edges.length;
-  }
-  return { ms: best, edges };
+/** Rounds over every size (sizes interleaved); each figure is the median of its rounds. */
+const ROUNDS = 5;
+
+interface Timing {
+  wallMs: number;
+  cpuMs: number;
+  edges: number;
 }
 
-/** Compose 100 / 1,000 / 5,000 synthetic plugins; one line per size, then the growth ratios. */
+function composeOnce(input: { stack: StackInput; plugins: Plugin[] }): Timing {
+  const cpuStart = process.cpuUsage();
+  const start = performance.now();
+  const composition = compose(input.stack, { plugins: input.plugins });
+  const wallMs = performance.now() - start;
+  const cpu = process.cpuUsage(cpuStart);
+  return { wallMs, cpuMs: (cpu.user + cpu.system) / 1000, edges: composition.edges.length };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * Compose 100 / 1,000 / 5,000 / 10,000 synthetic plugins: one line per size (median wall and
+ * process CPU time), then the growth ratios against the next smaller size (linear work: the
+ * time grows like the size; the closure's bitsets add a term quadratic in the size, /32).
+ */
 export async function benchCompose(): Promise<string[]> {
+  const inputs = SIZES.map((size) => syntheticStack(size));
+  const timings: Timing[][] = SIZES.map(() => []);
+  // Warm-up: AJV compiles the shared schemas once, and the JIT sees every step at a mid size.
+  composeOnce(inputs[0]!);
+  composeOnce(inputs[1]!);
+  for (let round = 0; round < ROUNDS; round++) inputs.forEach((input, i) => timings[i]!.push(composeOnce(input)));
   const lines: string[] = [];
-  const times: number[] = [];
-  for (const size of SIZES) {
-    const { ms, edges } = timeCompose(size);
-    times.push(ms);
-    lines.push(`compose ${size} plugins / ${edges} edges / ${CHANNELS} channels: ${ms.toFixed(1)} ms (best of runs)`);
-  }
+  const wall = timings.map((runs) => median(runs.map((t) => t.wallMs)));
+  const cpu = timings.map((runs) => median(runs.map((t) => t.cpuMs)));
+  SIZES.forEach((size, i) => {
+    lines.push(`compose ${size} plugins / ${timings[i]![0]!.edges} edges / ${CHANNELS} channels: ${wall[i]!.toFixed(1)} ms wall, ${cpu[i]!.toFixed(1)} ms CPU (median of ${ROUNDS})`);
+  });
   for (let i = 1; i < SIZES.length; i++) {
     const sizeRatio = SIZES[i]! / SIZES[i - 1]!;
-    lines.push(`growth ${SIZES[i - 1]} → ${SIZES[i]} plugins (×${sizeRatio}): time ×${(times[i]! / times[i - 1]!).toFixed(2)}`);
+    lines.push(`growth ${SIZES[i - 1]} → ${SIZES[i]} plugins (×${sizeRatio}): wall ×${(wall[i]! / wall[i - 1]!).toFixed(2)}, CPU ×${(cpu[i]! / cpu[i - 1]!).toFixed(2)}`);
   }
   return lines;
 }

@@ -4,17 +4,20 @@ import type { Composition } from "../../../kernel/compose/types.js";
 import { CompositionError, KeelError } from "../../../kernel/errors.js";
 import { HOOK_NAMES } from "../../../contracts/shared.js";
 import { loadStack } from "../../stacks/load-stack.js";
-import { parseCommandArgs, wantsJson } from "../args.js";
+import { parseSpecArgs, wantsJson } from "../args.js";
+import { helpRequested, renderHelp } from "../command-spec.js";
 import { EXIT_FAILED, EXIT_OK, failUsage, printJson, type CommandIO } from "../io.js";
+import { COMPOSE_SPEC } from "../specs.js";
 
-const USAGE = "usage: keel compose [STACK] [--plugin FILE]... [--json]";
+const USAGE = COMPOSE_SPEC.usage;
 
 /** `keel compose`: the composed order and every hook chain, or every problem (exit 1). */
 export async function composeCommand(args: string[], io: CommandIO): Promise<number> {
+  if (helpRequested(args)) return (io.out(renderHelp(COMPOSE_SPEC)), EXIT_OK);
   const json = wantsJson(args);
   let composition: Composition;
   try {
-    const { values, positionals } = parseCommandArgs(args, { plugin: { type: "string", multiple: true }, json: { type: "boolean" } }, USAGE);
+    const { values, positionals } = parseSpecArgs(args, COMPOSE_SPEC);
     if (positionals.length > 1) throw new KeelError("KEEL_ERR_CLI_USAGE", `expected at most one STACK, got ${positionals.length}; ${USAGE}`);
     const loaded = await loadStack(positionals[0] ?? "lead", { pluginFiles: values.plugin ?? [], cwd: io.cwd });
     try {

@@ -4,11 +4,13 @@ import { COMPATIBILITY_MODES, isCompatible, type CompatibilityMode } from "../..
 import { diffSchemas } from "../../../contracts/compat/diff.js";
 import { KeelError } from "../../../kernel/errors.js";
 import { checkContracts } from "../../contracts/check.js";
-import { parseCommandArgs, wantsJson } from "../args.js";
+import { parseSpecArgs, subcommandError, wantsJson } from "../args.js";
+import { helpRequested, renderHelp } from "../command-spec.js";
 import { EXIT_FAILED, EXIT_OK, failUsage, printJson, readJsonFile, type CommandIO } from "../io.js";
+import { CONTRACTS_CHECK_SPEC, CONTRACTS_DIFF_SPEC } from "../specs.js";
 
-const DIFF_USAGE = "usage: keel contracts diff OLD NEW [--mode backward|forward|full] [--json]";
-const CHECK_USAGE = "usage: keel contracts check --base DIR_OR_GIT_REF [--mode backward|forward|full] [--migrations MODULE] [--json]";
+const DIFF_USAGE = CONTRACTS_DIFF_SPEC.usage;
+const CHECK_USAGE = CONTRACTS_CHECK_SPEC.usage;
 const USAGE = `usage: keel contracts diff|check …\n  ${DIFF_USAGE.slice(7)}\n  ${CHECK_USAGE.slice(7)}`;
 
 function modeOf(value: string | undefined, usage: string): CompatibilityMode {
@@ -24,16 +26,17 @@ export async function contractsCommand(args: string[], io: CommandIO): Promise<n
   const json = wantsJson(args);
   const [sub, ...rest] = args;
   try {
-    if (sub === "diff") return diffCommand(rest, io, json);
-    if (sub === "check") return await checkCommand(rest, io, json);
-    throw new KeelError("KEEL_ERR_CLI_USAGE", sub === undefined ? `missing subcommand; ${USAGE}` : `unknown subcommand \`${sub}\`; ${USAGE}`);
+    if (sub === "diff") return helpRequested(rest) ? (io.out(renderHelp(CONTRACTS_DIFF_SPEC)), EXIT_OK) : diffCommand(rest, io, json);
+    if (sub === "check") return helpRequested(rest) ? (io.out(renderHelp(CONTRACTS_CHECK_SPEC)), EXIT_OK) : await checkCommand(rest, io, json);
+    if (helpRequested(args)) return (io.out([renderHelp(CONTRACTS_DIFF_SPEC), renderHelp(CONTRACTS_CHECK_SPEC)].join("\n\n")), EXIT_OK);
+    throw subcommandError("contracts", sub, ["diff", "check"], USAGE);
   } catch (error) {
     return failUsage(io, json, error);
   }
 }
 
 function diffCommand(args: string[], io: CommandIO, json: boolean): number {
-  const { values, positionals } = parseCommandArgs(args, { mode: { type: "string" }, json: { type: "boolean" } }, DIFF_USAGE);
+  const { values, positionals } = parseSpecArgs(args, CONTRACTS_DIFF_SPEC);
   if (positionals.length !== 2) throw new KeelError("KEEL_ERR_CLI_USAGE", `expected two schema files, got ${positionals.length}; ${DIFF_USAGE}`);
   const mode = modeOf(values.mode, DIFF_USAGE);
   const [old, next] = positionals.map((p) => readJsonFile(resolve(io.cwd, p)));
@@ -64,7 +67,7 @@ async function loadMigrations(path: string, cwd: string): Promise<{ contract: st
 }
 
 async function checkCommand(args: string[], io: CommandIO, json: boolean): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, { base: { type: "string" }, mode: { type: "string" }, migrations: { type: "string" }, json: { type: "boolean" } }, CHECK_USAGE);
+  const { values, positionals } = parseSpecArgs(args, CONTRACTS_CHECK_SPEC);
   if (positionals.length > 0) throw new KeelError("KEEL_ERR_CLI_USAGE", `unexpected argument \`${positionals[0]}\`; ${CHECK_USAGE}`);
   if (!values.base) throw new KeelError("KEEL_ERR_CLI_USAGE", `missing --base; ${CHECK_USAGE}`);
   const mode = modeOf(values.mode, CHECK_USAGE);

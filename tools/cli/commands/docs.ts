@@ -1,9 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { renderCliDoc } from "../../docs/cli-doc.js";
 import { renderErrorsTable } from "../../docs/errors-table.js";
 import { renderStacksDoc } from "../../docs/stacks-doc.js";
 import { runBuildCommand } from "../build-command.js";
 import type { CommandIO } from "../io.js";
+import { DOCS_BUILD_SPEC } from "../specs.js";
 
 export interface GeneratedDoc {
   /** Path relative to the package root, POSIX separators. */
@@ -15,6 +17,7 @@ export interface GeneratedDoc {
 export const GENERATED_DOCS: readonly GeneratedDoc[] = [
   { path: "docs/errors.md", render: renderErrorsTable },
   { path: "docs/stacks.md", render: renderStacksDoc },
+  { path: "docs/cli.md", render: renderCliDoc },
 ];
 
 export interface DocDrift {
@@ -41,11 +44,12 @@ export function checkDocs(root: string, docs: readonly GeneratedDoc[] = GENERATE
   return drift;
 }
 
-/** `keel docs build [--check]`: write the generated documents, or report drift. */
+/** `keel docs build [--check] [--json]`: write the generated documents, or report drift. */
 export async function docsCommand(args: string[], io: CommandIO): Promise<number> {
   return runBuildCommand(args, io, {
-    usage: "usage: keel docs build [--check]",
-    write: (root) => `wrote ${writeDocs(root).join(", ")}`,
+    spec: DOCS_BUILD_SPEC,
+    write: (root) => writeDocs(root),
+    wrote: (files) => `wrote ${files.join(", ")}`,
     check: checkDocs,
     upToDate: "generated docs are up to date",
     driftHeadline: "KEEL_ERR_DOCS_DRIFT: generated docs differ from the code",

@@ -7,10 +7,12 @@ import { auditManifest, manifestAccepted, type ManifestProblem } from "../../../
 import type { Plugin } from "../../../kernel/plugin/types.js";
 import { BUILTIN_PLUGINS } from "../../../plugins/builtins.js";
 import { loadPluginModule, loadStack } from "../../stacks/load-stack.js";
-import { parseCommandArgs, wantsJson } from "../args.js";
+import { parseSpecArgs, subcommandError, wantsJson } from "../args.js";
+import { helpRequested, renderHelp } from "../command-spec.js";
 import { EXIT_FAILED, EXIT_OK, failUsage, printJson, type CommandIO } from "../io.js";
+import { PLUGIN_CHECK_SPEC } from "../specs.js";
 
-const USAGE = "usage: keel plugin check MODULE [--stack STACK] [--json]";
+const USAGE = PLUGIN_CHECK_SPEC.usage;
 
 export interface PluginCheckResult {
   /** True when no entry of `manifestProblems` (warnings aside) nor of `problems` is left. */
@@ -22,16 +24,16 @@ export interface PluginCheckResult {
 
 /** `keel plugin check MODULE [--stack STACK]`: audit a plugin module's manifest and compose it into a stack. */
 export async function pluginCommand(args: string[], io: CommandIO): Promise<number> {
+  // `keel plugin --help` and `keel plugin check --help`: check is the only subcommand.
+  if (helpRequested(args)) return (io.out(renderHelp(PLUGIN_CHECK_SPEC)), EXIT_OK);
   const json = wantsJson(args);
   let result: PluginCheckResult;
   let label: string;
   let stackRef: string;
   try {
-    const { values, positionals } = parseCommandArgs(args, { stack: { type: "string" }, json: { type: "boolean" } }, USAGE);
+    const { values, positionals } = parseSpecArgs(args, PLUGIN_CHECK_SPEC);
     const [subcommand, module, ...extra] = positionals;
-    if (subcommand !== "check") {
-      throw new KeelError("KEEL_ERR_CLI_USAGE", subcommand === undefined ? `missing subcommand; ${USAGE}` : `unknown subcommand \`${subcommand}\`; ${USAGE}`);
-    }
+    if (subcommand !== "check") throw subcommandError("plugin", subcommand, ["check"], USAGE);
     if (module === undefined || extra.length > 0) {
       throw new KeelError("KEEL_ERR_CLI_USAGE", `expected exactly one MODULE, got ${positionals.length - 1}; ${USAGE}`);
     }

@@ -5,11 +5,13 @@ import { loadScenarioFile } from "../../scenario/load-scenario.js";
 import { runScenario } from "../../scenario/run-scenario.js";
 import { summarizeReport } from "../../scenario/run-report.js";
 import { failsOn, parseFailOn } from "../../scenario/fail-on.js";
-import { parseCommandArgs, wantsJson } from "../args.js";
+import { parseSpecArgs, wantsJson } from "../args.js";
+import { helpRequested, renderHelp } from "../command-spec.js";
 import { EXIT_FAILED, EXIT_OK, failUsage, printJson, type CommandIO } from "../io.js";
+import { RUN_SPEC } from "../specs.js";
 import { reportProblems } from "./compose.js";
 
-const USAGE = "usage: keel run SCENARIO [--stack STACK] [--plugin FILE]... [--fail-on partial|failed] [--workspaces DIR] [--json]";
+const USAGE = RUN_SPEC.usage;
 
 /** Exit codes after SIGINT / SIGTERM cancelled the run (128 + the signal's number, as shells report). */
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -21,9 +23,10 @@ const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
  * SIGINT / SIGTERM cancel the run: its report is printed, then exit 130 / 143.
  */
 export async function runCommand(args: string[], io: CommandIO): Promise<number> {
+  if (helpRequested(args)) return (io.out(renderHelp(RUN_SPEC)), EXIT_OK);
   const json = wantsJson(args);
   try {
-    const { values, positionals } = parseCommandArgs(args, { stack: { type: "string" }, plugin: { type: "string", multiple: true }, "fail-on": { type: "string" }, workspaces: { type: "string" }, json: { type: "boolean" } }, USAGE);
+    const { values, positionals } = parseSpecArgs(args, RUN_SPEC);
     const failOn = parseFailOn(values["fail-on"]);
     if (positionals.length !== 1) throw new KeelError("KEEL_ERR_CLI_USAGE", `expected one SCENARIO file; ${USAGE}`);
     const { scenario, baseDir } = loadScenarioFile(positionals[0]!, io.cwd);

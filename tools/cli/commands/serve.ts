@@ -1,46 +1,16 @@
 import { CompositionError } from "../../../kernel/errors.js";
 import { KERNEL_VERSION } from "../../../kernel/version.js";
 import { resolveServeOptions } from "../../serve/serve-options.js";
-import { parseCommandArgs } from "../args.js";
+import { parseSpecArgs } from "../args.js";
+import { helpRequested, renderHelp } from "../command-spec.js";
 import { EXIT_FAILED, EXIT_OK, failUsage, type CommandIO } from "../io.js";
+import { SERVE_SPEC } from "../specs.js";
 import { renderProblems } from "./compose.js";
 
-const USAGE =
-  "usage: keel serve [--port 8787] [--host 127.0.0.1] [--db URL] [--redis URL] [--stack NAME]... [--model demo|scripted:FILE|openai:MODEL|anthropic:MODEL] [--bash on|off] [--max-turns 500] [--max-tokens N] [--summarizer-model openai:MODEL|anthropic:MODEL] [--plugin FILE]... [--workspaces DIR]";
+const USAGE = SERVE_SPEC.usage;
 
 /** `keel serve --help`: every flag and the environment a real provider reads. */
-export const SERVE_HELP = [
-  USAGE,
-  "",
-  "Start the HTTP gateway (LangGraph Agent Server API) and serve runs until SIGTERM/SIGINT.",
-  "",
-  "Options:",
-  "  --port N                 port to listen on (default 8787; 0 picks a free one)",
-  "  --host HOST              interface to bind (default 127.0.0.1; a non-loopback host needs KEEL_API_KEYS)",
-  "  --db URL                 run store: sqlite:PATH (default sqlite:./.keel/keel.db) or postgres://…",
-  "  --workspaces DIR         where thread workspaces live (default: beside the --db file, PATH.workspaces;",
-  "                           .keel/workspaces-DB-HASH for PostgreSQL; a temporary .keel/ directory for sqlite::memory:)",
-  "  --redis URL              stream bridge on Redis (default: in memory)",
-  "  --stack NAME             a stack to serve, one assistant each (repeatable; default lead)",
-  "  --model SPEC             demo (default) | scripted:FILE | openai:MODEL | anthropic:MODEL",
-  "  --bash on|off            run real bash commands (default on for demo/scripted, off for real models)",
-  "  --max-turns N            cap on any run's turn limit (default 500)",
-  "  --max-tokens N           output-token cap of each provider response (openai:/anthropic: only; default: the client's)",
-  "  --summarizer-model SPEC  the model that writes summaries (default: the run's model)",
-  "  --plugin FILE            add a service plugin module (kind \"service\"), e.g. another stream-bridge (repeatable)",
-  "  -h, --help               this text",
-  "",
-  "Environment:",
-  "  OPENAI_API_KEY           key for --model openai:MODEL (optional when OPENAI_BASE_URL is set)",
-  "  OPENAI_BASE_URL          any OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1",
-  "  ANTHROPIC_API_KEY        key for --model anthropic:MODEL (required)",
-  "  ANTHROPIC_BASE_URL       another Anthropic Messages API server",
-  "  KEEL_PROVIDER_IDLE_MS    a provider silent this long fails the attempt as a retryable timeout (default 120000)",
-  "  KEEL_API_KEYS            key:user[,key2:user2]: require API keys (needed for a non-loopback --host)",
-  "",
-  "Provider clients are built with their own retries off (maxRetries: 0): error-fallback is the only",
-  "retry layer, and every retry is a `guard` event and a journal entry with its delay (retryInMs).",
-].join("\n");
+export const SERVE_HELP = renderHelp(SERVE_SPEC);
 
 /**
  * `keel serve`: start the HTTP gateway and keep serving until SIGTERM or SIGINT, then
@@ -50,31 +20,13 @@ export const SERVE_HELP = [
  * stack does not compose.
  */
 export async function serveCommand(args: string[], io: CommandIO): Promise<number> {
+  if (helpRequested(args)) {
+    io.out(SERVE_HELP);
+    return EXIT_OK;
+  }
   let server;
   try {
-    const { values, positionals } = parseCommandArgs(
-      args,
-      {
-        port: { type: "string" },
-        host: { type: "string" },
-        db: { type: "string" },
-        workspaces: { type: "string" },
-        redis: { type: "string" },
-        stack: { type: "string", multiple: true },
-        model: { type: "string" },
-        "summarizer-model": { type: "string" },
-        bash: { type: "string" },
-        "max-turns": { type: "string" },
-        plugin: { type: "string", multiple: true },
-        "max-tokens": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      USAGE,
-    );
-    if (values.help) {
-      io.out(SERVE_HELP);
-      return EXIT_OK;
-    }
+    const { values, positionals } = parseSpecArgs(args, SERVE_SPEC);
     if (positionals.length > 0) return failUsage(io, false, new Error(`unexpected argument \`${positionals[0]}\`; ${USAGE}`));
     const options = resolveServeOptions(values, process.env, io.cwd);
     // Loaded here, so `--help` and usage errors answer without loading the whole server.
