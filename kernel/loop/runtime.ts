@@ -76,6 +76,12 @@ export interface RunOptions {
    * parent's `threadId` (its tools see the parent's workspace) in its own checkpoint thread.
    */
   checkpointThreadId?: string;
+  /**
+   * The run's lease, passed to the checkpointer as `configurable.keel_fence`: a saver that
+   * knows the run store (store-sql's) refuses every write once this epoch no longer holds
+   * the lease (`KEEL_ERR_LEASE_FENCED`). Savers that do not know it ignore it.
+   */
+  fence?: { runId: string; epoch: number; now?: () => number };
 }
 
 export interface RunResult {
@@ -194,7 +200,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     });
     const checkpointThread = opts.checkpointThreadId ?? opts.threadId;
     // durability "sync": each step's checkpoint is committed before the next step starts (a worker killed at step k resumes from step k).
-    const config = { configurable: { thread_id: checkpointThread }, recursionLimit: 2 * maxTurns + 10, signal, durability: "sync" as const };
+    const config = { configurable: { thread_id: checkpointThread, ...(opts.fence ? { keel_fence: opts.fence } : {}) }, recursionLimit: 2 * maxTurns + 10, signal, durability: "sync" as const };
     const existing = ((await getState(checkpointThread)).messages as BaseMessage[] | undefined) ?? [];
     const input = {
       messages: inputMessages(opts, existing.length === 0 ? options.systemPrompt : undefined),

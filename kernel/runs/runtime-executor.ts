@@ -88,6 +88,7 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeE
           signal: io.signal,
           scope,
           streamTokens: wantsTokens(run.request.streamMode),
+          fence: { runId: run.runId, epoch: run.epoch, now: () => clock.now() },
           ...(maxTurns !== undefined ? { maxTurns } : {}),
         });
       } finally {

@@ -83,6 +83,19 @@ for (const backend of backends) {
         expect((await sql(`SELECT epoch FROM keel_ckpt_checkpoints ORDER BY checkpoint_id DESC LIMIT 1`)).map((r) => Number(r.epoch))).toEqual([4]);
         await saver.put({ configurable: { thread_id: "u", checkpoint_ns: "" } }, checkpointWith([]), { source: "input", step: -1, parents: {} }, {});
         expect((await sql(`SELECT run_id, epoch FROM keel_ckpt_checkpoints WHERE thread_id = 'u'`))[0]).toEqual({ run_id: null, epoch: null });
+        // The lease holder's clock (fence.now) judges expiry, not the saver's.
+        await expect(attempt({ runId: "run-1", epoch: 4, now: () => NOW + 30_001 })[0]!()).rejects.toMatchObject({ code: "KEEL_ERR_LEASE_FENCED", message: expect.stringMatching(/lease expired/) });
+      } finally {
+        await close();
+      }
+    });
+
+    it("beside another run store (no keel_runs table in its database) a fenced write is not refused, and records its epoch", async () => {
+      const { saver, sql, close } = await backend.open({ now: () => NOW });
+      try {
+        const fenced = { configurable: { thread_id: "elsewhere", checkpoint_ns: "", keel_fence: { runId: "run-x", epoch: 2 } } };
+        await saver.put(fenced, checkpointWith([new HumanMessage({ content: "hi", id: "m1" })]), { source: "input", step: -1, parents: {} }, {});
+        expect((await sql(`SELECT run_id, epoch FROM keel_ckpt_checkpoints WHERE thread_id = 'elsewhere'`)).map((r) => ({ run_id: r.run_id, epoch: Number(r.epoch) }))).toEqual([{ run_id: "run-x", epoch: 2 }]);
       } finally {
         await close();
       }

@@ -4,7 +4,8 @@ import path from "node:path";
 import type { BaseMessage } from "@langchain/core/messages";
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
-import { KeelCheckpointSaver, openSqliteHandle, SqliteExecutor } from "../../plugins/store-sql/index.js";
+import { closeCheckpointer, createCheckpointer, createSqlRunStore, KeelCheckpointSaver, openSqliteHandle, SqliteExecutor } from "../../plugins/store-sql/index.js";
+import type { RunStore } from "../../kernel/runs/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { validate } from "../../contracts/registry.js";
 import { compose } from "../../kernel/compose/index.js";
@@ -28,8 +29,8 @@ const echo = definePlugin({
   tools: [{ name: "echo", description: "echo", schema: { type: "object" }, invoke: () => "echo" }],
 });
 
-async function serve(options: { script: ScriptedAgent; faults?: ScriptedFault[]; checkpointer?: BaseCheckpointSaver; workspaceRoot?: string; maxTurns?: number }) {
-  const store = new MemoryRunStore();
+async function serve(options: { script: ScriptedAgent; faults?: ScriptedFault[]; checkpointer?: BaseCheckpointSaver; workspaceRoot?: string; maxTurns?: number; store?: RunStore }) {
+  const store = options.store ?? new MemoryRunStore();
   const bridge = new MemoryStreamBridge();
   const checkpointer = options.checkpointer ?? new MemorySaver();
   const root = options.workspaceRoot;
@@ -47,6 +48,24 @@ async function serve(options: { script: ScriptedAgent; faults?: ScriptedFault[];
 }
 
 describe("RunManager over a real kernel runtime", () => {
+  it("fences its checkpoint writes with the run's lease: every row of the run records its run id and epoch", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "keel-fenced-run-"));
+    const url = `sqlite:${path.join(dir, "keel.db")}`;
+    const store = await createSqlRunStore(url);
+    const checkpointer = await createCheckpointer(url);
+    cleanups.push(async () => {
+      await closeCheckpointer(checkpointer);
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const { manager } = await serve({ script: { turns: [{ toolCalls: [{ name: "echo", args: {} }] }, { content: "done" }] }, checkpointer, store });
+    const done = await manager.wait("t1", { assistantId: "lead", input: "go" }, { user: "alice" });
+    expect(done.outcome.status).toBe("succeeded");
+    const rows = await checkpointer.executor.all(`SELECT DISTINCT run_id, epoch FROM keel_ckpt_checkpoints WHERE thread_id = 't1'`, []);
+    expect(rows.map((r) => ({ run_id: r.run_id, epoch: Number(r.epoch) }))).toEqual([{ run_id: done.runId, epoch: done.epoch }]);
+    expect(done.epoch).toBeGreaterThan(0);
+  });
+
   it("runs a LangGraph-style input to a succeeded run with a valid run-report@1", async () => {
     const { manager, store, bridge, texts } = await serve({ script: { turns: [{ content: "Hello, Alice." }] } });
     const done = await manager.wait("t1", { assistantId: "lead", input: { messages: [{ role: "user", content: "Hi, I am Alice" }] } }, { user: "alice" });

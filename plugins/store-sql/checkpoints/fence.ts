@@ -1,5 +1,6 @@
 /**
- * The lease fence a write may carry: `config.configurable.keel_fence = { runId, epoch }`.
+ * The lease fence a write may carry: `config.configurable.keel_fence = { runId, epoch, now? }`
+ * (`now`: the lease holder's clock in ms; the run service passes its own).
  * A fenced write is checked, in the same transaction as the write, against the run
  * store's lease row (`keel_runs`: `epoch`, `status`, `lease_expires_at`); a lease that is
  * no longer held by that epoch refuses the write with `KEEL_ERR_LEASE_FENCED` and nothing
@@ -7,7 +8,7 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { KeelError } from "../../../kernel/errors.js";
-import type { LeaseFence, LeaseRow } from "./sql-executor.js";
+import { NO_RUN_STORE, type LeaseFence, type LeaseRow } from "./sql-executor.js";
 
 export type { LeaseFence };
 
@@ -21,11 +22,17 @@ export function fenceOf(config: RunnableConfig): LeaseFence | undefined {
   if (typeof fence.runId !== "string" || fence.runId === "" || typeof fence.epoch !== "number" || !Number.isInteger(fence.epoch)) {
     throw new KeelError("KEEL_ERR_LEASE_FENCED", `checkpoint write refused: \`configurable.${FENCE_KEY}\` must be { runId: string, epoch: integer }, got ${JSON.stringify(raw)}`);
   }
-  return { runId: fence.runId, epoch: fence.epoch };
+  return { runId: fence.runId, epoch: fence.epoch, ...(typeof fence.now === "function" ? { now: fence.now } : {}) };
 }
 
-/** Throws `KEEL_ERR_LEASE_FENCED` unless the lease row shows the fence's run running under the same epoch, unexpired at `nowIso`. */
-export function assertLeaseHeld(fence: LeaseFence, lease: LeaseRow | undefined, nowIso: string): void {
+/**
+ * Throws `KEEL_ERR_LEASE_FENCED` unless the lease row shows the fence's run running under
+ * the same epoch, unexpired at `nowIso`. A database without the run store's tables (the
+ * saver used beside another run store) has nothing to check against: the write goes
+ * ahead and records its epoch.
+ */
+export function assertLeaseHeld(fence: LeaseFence, lease: LeaseRow | undefined | typeof NO_RUN_STORE, nowIso: string): void {
+  if (lease === NO_RUN_STORE) return;
   const why =
     lease === undefined
       ? "the run store holds no such run"

@@ -434,7 +434,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
   private async write(batch: WriteBatch): Promise<void> {
     const fence: LeaseFence | undefined = batch.fence;
     await this.executor.write(batch, ({ lease, guard }) => {
-      if (fence) assertLeaseHeld(fence, lease, new Date(this.now()).toISOString());
+      if (fence) assertLeaseHeld(fence, lease, new Date((fence.now ?? this.now)()).toISOString());
       if (!guard) throw new StaleHead();
     });
   }

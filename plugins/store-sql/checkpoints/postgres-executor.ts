@@ -5,7 +5,7 @@
  * the lease cannot change between the check and the write.
  */
 import { RUNS_TABLE } from "../entities.js";
-import type { LeaseRow, SqlExecutor, SqlParam, SqlRow, WriteBatch, WriteReads } from "./sql-executor.js";
+import { NO_RUN_STORE, type LeaseRow, type SqlExecutor, type SqlParam, type SqlRow, type WriteBatch, type WriteReads } from "./sql-executor.js";
 
 /** The part of `pg`'s API used here. */
 export interface PgClient {
@@ -100,9 +100,9 @@ export class PostgresExecutor implements SqlExecutor {
     if (this.ownsPool && pool) await pool.end();
   }
 
-  private async lease(client: PgClient, runId: string): Promise<LeaseRow | undefined> {
+  private async lease(client: PgClient, runId: string): Promise<LeaseRow | undefined | typeof NO_RUN_STORE> {
     const table = await client.query(`SELECT to_regclass($1) AS t`, [RUNS_TABLE]);
-    if (table.rows[0]?.t == null) return undefined;
+    if (table.rows[0]?.t == null) return NO_RUN_STORE;
     const { rows } = await client.query(`SELECT epoch, status, lease_expires_at FROM ${RUNS_TABLE} WHERE run_id = $1 FOR SHARE`, [runId]);
     const row = rows[0] as { epoch: number | string; status: string; lease_expires_at: string | null } | undefined;
     return row && { epoch: Number(row.epoch), status: row.status, leaseExpiresAt: row.lease_expires_at };

@@ -10,6 +10,8 @@ export type SqlDialect = "sqlite" | "postgres";
 export interface LeaseFence {
   runId: string;
   epoch: number;
+  /** The lease holder's clock (ms), so expiry is judged on the clock the lease was granted by; default the saver's. */
+  now?: () => number;
 }
 export type SqlParam = string | number | null | Uint8Array;
 export type SqlRow = Record<string, unknown>;
@@ -29,9 +31,13 @@ export interface WriteBatch {
 
 /** What a write's transaction read before writing: the fence's lease row and whether the guard found a row. */
 export interface WriteReads {
-  lease: LeaseRow | undefined;
+  /** The lease row; undefined: no such run; NO_RUN_STORE: this database holds no run store (`keel_runs`), so nothing to check against. */
+  lease: LeaseRow | undefined | typeof NO_RUN_STORE;
   guard: boolean;
 }
+
+/** The lease read of a database without the run store's tables (a saver beside another store). */
+export const NO_RUN_STORE = "no-run-store";
 
 /** What the lease row said when a fence was checked; the saver decides whether it holds. */
 export interface LeaseRow {

@@ -5,7 +5,7 @@
  * write lock first, so the lease row read for a fence cannot change before the commit.
  */
 import { RUNS_TABLE } from "../entities.js";
-import type { LeaseRow, SqlExecutor, SqlParam, SqlRow, WriteBatch, WriteReads } from "./sql-executor.js";
+import { NO_RUN_STORE, type LeaseRow, type SqlExecutor, type SqlParam, type SqlRow, type WriteBatch, type WriteReads } from "./sql-executor.js";
 
 /** The part of better-sqlite3's API used here (the package ships no types of its own). */
 export interface BetterSqliteStatement {
@@ -59,9 +59,9 @@ export class SqliteExecutor implements SqlExecutor {
     if (this.ownsHandle && this.db.open) this.db.close();
   }
 
-  private lease(runId: string): LeaseRow | undefined {
+  private lease(runId: string): LeaseRow | undefined | typeof NO_RUN_STORE {
     const table = this.prepared(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(RUNS_TABLE);
-    if (table === undefined) return undefined;
+    if (table === undefined) return NO_RUN_STORE;
     const row = this.prepared(`SELECT epoch, status, lease_expires_at FROM ${RUNS_TABLE} WHERE run_id = ?`).get(runId) as
       | { epoch: number; status: string; lease_expires_at: string | null }
       | undefined;
