@@ -50,7 +50,10 @@ export class LeaseHeartbeat {
       return false;
     }
     if (held) this.validUntil = now + this.ctx.leaseTtlMs;
-    else this.lose();
+    else {
+      this.ctx.observer.leaseExpired("owner");
+      this.lose();
+    }
     return held;
   }
 
