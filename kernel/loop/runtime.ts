@@ -82,6 +82,8 @@ export interface RunOptions {
    * parent's `threadId` (its tools see the parent's workspace) in its own checkpoint thread.
    */
   checkpointThreadId?: string;
+  /** What observers call this agent (tracing's `gen_ai.agent.name`; default the agent path). A child runner passes the subagent type. */
+  agentName?: string;
 }
 
 export interface RunResult {
@@ -178,7 +180,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     const signal = opts.signal ?? new AbortController().signal;
     const runKey = `${opts.runId}|${agent}`;
     const chosen = options.summarize ?? extractiveSummary;
-    const { observer, observation } = observeRun(options.observer, { runId: opts.runId, threadId: opts.threadId, agent, model: describeModel(options.model) });
+    const { observer, observation } = observeRun(options.observer, { runId: opts.runId, threadId: opts.threadId, agent, agentName: opts.agentName ?? agent, model: describeModel(options.model) });
     const summarize: AgentIdentity["summarize"] = isSummaryModel(chosen)
       ? (messages, at) => callSummaryModel(chosen, messages, { retryOnion: (inner, state, turn, updates) => at.runner.retryOnion(inner, state, turn, updates), scope, agent, turn: at.turn, signal, state: at.state, observation })
       : (messages) => chosen(messages);

@@ -22,6 +22,8 @@ export interface RunStart {
   threadId: string;
   /** Agent path: `lead`, `lead/<taskToolCallId>` for a child. */
   agent: string;
+  /** What the agent is called (`RunOptions.agentName`): the stack's lead, or a child's subagent type. */
+  agentName: string;
   model: ObservedModel;
   /** The tool call this run runs inside (a subagent inside its `task` call), when there is one. */
   parent?: ToolCallObservation;
