@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { KeelError } from "../../kernel/errors.js";
 import { ApiKeys } from "../../plugins/gateway/auth.js";
+import { resolveOtlpEndpoint } from "../../plugins/tracing/otlp-endpoint.js";
 import { parseModelSpec, type ModelSpec } from "./model-spec.js";
 
 export const DEFAULT_PORT = 8787;
@@ -34,6 +35,8 @@ export interface ServeOptions {
   lease: LeaseTiming;
   /** `--plugin FILE` service modules, in argument order (paths as given; resolved against the cwd). */
   pluginFiles: string[];
+  /** The OTLP/HTTP traces URL (`--otlp-endpoint`, else OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT); tracing is off without one. */
+  otlpEndpoint?: string;
 }
 
 export interface ServeFlags {
@@ -48,6 +51,7 @@ export interface ServeFlags {
   "max-turns"?: string;
   "max-tokens"?: string;
   plugin?: string[];
+  "otlp-endpoint"?: string;
 }
 
 /**
@@ -87,6 +91,8 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, c
     pluginFiles: flags.plugin ?? [],
   };
   if (flags.redis !== undefined) options.redis = flags.redis;
+  const otlpEndpoint = resolveOtlpEndpoint(flags["otlp-endpoint"], env);
+  if (otlpEndpoint !== undefined) options.otlpEndpoint = otlpEndpoint;
   if (flags["summarizer-model"] !== undefined) options.summarizerModel = summarizerSpec(flags["summarizer-model"], cwd);
   return options;
 }

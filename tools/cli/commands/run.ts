@@ -8,8 +8,9 @@ import { failsOn, parseFailOn } from "../../scenario/fail-on.js";
 import { parseCommandArgs, wantsJson } from "../args.js";
 import { EXIT_FAILED, EXIT_OK, failUsage, printJson, type CommandIO } from "../io.js";
 import { reportProblems } from "./compose.js";
+import { startHostTracing } from "../../../plugins/tracing/host-tracing.js";
 
-const USAGE = "usage: keel run SCENARIO [--stack STACK] [--plugin FILE]... [--fail-on partial|failed] [--json]";
+const USAGE = "usage: keel run SCENARIO [--stack STACK] [--plugin FILE]... [--fail-on partial|failed] [--otlp-endpoint URL] [--json]";
 
 /** Exit codes after SIGINT / SIGTERM cancelled the run (128 + the signal's number, as shells report). */
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -23,19 +24,28 @@ const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 export async function runCommand(args: string[], io: CommandIO): Promise<number> {
   const json = wantsJson(args);
   try {
-    const { values, positionals } = parseCommandArgs(args, { stack: { type: "string" }, plugin: { type: "string", multiple: true }, "fail-on": { type: "string" }, json: { type: "boolean" } }, USAGE);
+    const { values, positionals } = parseCommandArgs(args, { stack: { type: "string" }, plugin: { type: "string", multiple: true }, "fail-on": { type: "string" }, "otlp-endpoint": { type: "string" }, json: { type: "boolean" } }, USAGE);
     const failOn = parseFailOn(values["fail-on"]);
     if (positionals.length !== 1) throw new KeelError("KEEL_ERR_CLI_USAGE", `expected one SCENARIO file; ${USAGE}`);
     const { scenario, baseDir } = loadScenarioFile(positionals[0]!, io.cwd);
+    // `--otlp-endpoint` (or OTEL_EXPORTER_OTLP_ENDPOINT): the run's spans, flushed before the report is printed.
+    const tracing = await startHostTracing(values["otlp-endpoint"], process.env);
     const cancel = cancelOnSignals();
     let report;
     try {
-      report = await runScenario(scenario, { baseDir, pluginFiles: values.plugin ?? [], signal: cancel.signal, ...(values.stack ? { stack: isStackPath(values.stack) ? resolve(io.cwd, values.stack) : values.stack } : {}) });
+      report = await runScenario(scenario, {
+        baseDir,
+        pluginFiles: values.plugin ?? [],
+        signal: cancel.signal,
+        ...(values.stack ? { stack: isStackPath(values.stack) ? resolve(io.cwd, values.stack) : values.stack } : {}),
+        ...(tracing.observer ? { observer: tracing.observer } : {}),
+      });
     } catch (error) {
       if (error instanceof CompositionError) return reportProblems(io, json, error);
       throw error;
     } finally {
       cancel.dispose();
+      await tracing.shutdown();
     }
     if (json) printJson(io, report);
     else io.out(summarizeReport(report));

@@ -6,7 +6,7 @@ import { EXIT_FAILED, EXIT_OK, failUsage, type CommandIO } from "../io.js";
 import { renderProblems } from "./compose.js";
 
 const USAGE =
-  "usage: keel serve [--port 8787] [--host 127.0.0.1] [--db URL] [--redis URL] [--stack NAME]... [--model demo|scripted:FILE|openai:MODEL|anthropic:MODEL] [--bash on|off] [--max-turns 500] [--max-tokens N] [--summarizer-model openai:MODEL|anthropic:MODEL] [--plugin FILE]...";
+  "usage: keel serve [--port 8787] [--host 127.0.0.1] [--db URL] [--redis URL] [--stack NAME]... [--model demo|scripted:FILE|openai:MODEL|anthropic:MODEL] [--bash on|off] [--max-turns 500] [--max-tokens N] [--summarizer-model openai:MODEL|anthropic:MODEL] [--plugin FILE]... [--otlp-endpoint URL]";
 
 /** `keel serve --help`: every flag and the environment a real provider reads. */
 export const SERVE_HELP = [
@@ -26,6 +26,7 @@ export const SERVE_HELP = [
   "  --max-tokens N           output-token cap of each provider response (openai:/anthropic: only; default: the client's)",
   "  --summarizer-model SPEC  the model that writes summaries (default: the run's model)",
   "  --plugin FILE            add a service plugin module (kind \"service\"), e.g. another stream-bridge (repeatable)",
+  "  --otlp-endpoint URL      export OpenTelemetry spans over OTLP/HTTP to this collector (base URL; /v1/traces is appended)",
   "  -h, --help               this text",
   "",
   "Environment:",
@@ -35,6 +36,10 @@ export const SERVE_HELP = [
   "  ANTHROPIC_BASE_URL       another Anthropic Messages API server",
   "  KEEL_PROVIDER_IDLE_MS    a provider silent this long fails the attempt as a retryable timeout (default 120000)",
   "  KEEL_API_KEYS            key:user[,key2:user2]: require API keys (needed for a non-loopback --host)",
+  "  OTEL_EXPORTER_OTLP_ENDPOINT  tracing without the flag (also OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_SERVICE_NAME)",
+  "  LANGSMITH_TRACING        true: LangChain traces model calls to LangSmith (with LANGSMITH_API_KEY)",
+  "",
+  "GET /metrics serves Prometheus metrics; GET /info says what tracing is on (docs/observability.md).",
   "",
   "Provider clients are built with their own retries off (maxRetries: 0): error-fallback is the only",
   "retry layer, and every retry is a `guard` event and a journal entry with its delay (retryInMs).",
@@ -64,6 +69,7 @@ export async function serveCommand(args: string[], io: CommandIO): Promise<numbe
         "max-turns": { type: "string" },
         plugin: { type: "string", multiple: true },
         "max-tokens": { type: "string" },
+        "otlp-endpoint": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       USAGE,
