@@ -23,3 +23,6 @@ export { WORKSPACE_PORT } from "./ports/workspace.js";
 export { RunManager, type RunManagerOptions, type CreateRunOptions, type WaitRunOptions, type CancelRunOptions, type CancelAction, type ThreadScope, type ListRunsOptions } from "./runs/run-manager.js";
 export type { RunReport } from "./report/run-report.js";
 export type * from "./ports/agents.js";
+export { combineObservers } from "./observe/observed.js";
+export type * from "./observe/run-observer.js";
+export type { RunServiceObserver, RunEndedBy, ReaperAction } from "./runs/run-service-observer.js";

@@ -2,6 +2,8 @@
 export * from "../kernel/index.js";
 export { loadStack, readStack, loadPluginModule, BUILTIN_STACKS, type LoadedStack } from "./stacks/load-stack.js";
 export { BUILTIN_PLUGINS, builtinPlugin } from "../plugins/builtins.js";
+// Tracing (the OpenTelemetry packages are optional peers, imported only when called).
+export { startOtlpTracing, tracingObserver, type OtlpTracing, type OtlpTracingOptions, type TracerSource } from "../plugins/tracing/index.js";
 
 /**
  * Deprecated here: the host internals (stores, bridges, executors, reducers,
