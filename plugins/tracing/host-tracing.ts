@@ -20,7 +20,7 @@ export interface HostTracing {
   status: TracingStatus;
   /** Undefined when OTLP export is off. */
   observer?: RunObserver;
-  /** Flush and stop the exporter (nothing to do when off). */
+  /** Flush and stop the exporter (nothing to do when off); never rejects (an unreachable collector loses its spans). */
   shutdown(): Promise<void>;
 }
 
@@ -34,5 +34,5 @@ export async function startHostTracing(flag: string | undefined, env: NodeJS.Pro
   const langsmith = langsmithTracingEnabled(env);
   if (endpoint === undefined) return { status: { otlp: null, langsmith }, shutdown: async () => undefined };
   const tracing = await startOtlpTracing({ endpoint, ...(importer ? { importer } : {}) });
-  return { status: { otlp: redactedEndpoint(endpoint), langsmith }, observer: tracing.observer, shutdown: () => tracing.shutdown() };
+  return { status: { otlp: redactedEndpoint(endpoint), langsmith }, observer: tracing.observer, shutdown: () => tracing.shutdown().catch(() => undefined) };
 }

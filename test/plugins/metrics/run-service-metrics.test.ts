@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createKeelMetrics, METRIC } from "../../../plugins/metrics/index.js";
-import { managedSetups, request, storeWith, until } from "../../runs/run-manager-harness.js";
+import { createSqlRunStore } from "../../../plugins/store-sql/index.js";
+import { START_MS, managedSetups, request, storeWith, until } from "../../runs/run-manager-harness.js";
 import { sample } from "./prometheus-text.js";
 
 const { started, managers } = managedSetups();
@@ -83,6 +84,22 @@ describe("run service metrics", () => {
     const thread = await s.thread();
     await owner.createOrReject(thread, request(), { user: "alice" });
     await until(async () => sample(await metrics.render(), METRIC.leaseExpirations, { seen_by: "owner" }) === 1, "the refused heartbeat");
+  });
+
+  it("store-sql counts pending and running runs across threads (the gauges' source)", async () => {
+    const store = await createSqlRunStore("sqlite::memory:");
+    try {
+      const now = new Date(START_MS).toISOString();
+      for (const threadId of ["t1", "t2"]) await store.createThread({ threadId, owner: "alice", status: "idle", metadata: {}, createdAt: now, updatedAt: now });
+      const record = (runId: string, threadId: string) => ({ runId, threadId, assistantId: "lead", status: "pending" as const, multitaskStrategy: "enqueue" as const, epoch: 0, createdAt: now, updatedAt: now, user: "alice", request: request() });
+      await store.admitRun(record("r1", "t1"));
+      await store.admitRun(record("r2", "t1"));
+      await store.admitRun(record("r3", "t2"));
+      await store.claimNext("t1", "w", 30_000, START_MS);
+      expect([await store.countRuns!("pending"), await store.countRuns!("running")]).toEqual([2, 1]);
+    } finally {
+      await store.close();
+    }
   });
 
   it("every metric lives on the plugin's own Registry, not prom-client's global one", async () => {
