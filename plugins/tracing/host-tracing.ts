@@ -5,7 +5,7 @@
 import type { RunObserver } from "../../kernel/observe/run-observer.js";
 import { langsmithTracingEnabled } from "./langsmith.js";
 import { redactedEndpoint, resolveOtlpEndpoint } from "./otlp-endpoint.js";
-import type { PackageImporter } from "./otel-packages.js";
+import type { PackageImporter } from "./public-types.js";
 import { startOtlpTracing } from "./otlp-tracing.js";
 
 /** What `/info` reports under `tracing`. */

@@ -11,10 +11,9 @@ import type { ModelCallEnd, ModelCallObservation, RunEnd, RunObservation, RunObs
 import type { OtelApi } from "./otel-packages.js";
 import { GEN_AI, KEEL, OPERATION, spanName, TRACER_NAME } from "./span-names.js";
 
-/** What gives a tracer: an OpenTelemetry `TracerProvider` (the SDK's or any other). */
-export interface TracerSource {
-  getTracer(name: string, version?: string): unknown;
-}
+import type { TracerSource } from "./public-types.js";
+
+export type { TracerSource } from "./public-types.js";
 
 /** Outcome statuses a span reports as an error. */
 const FAILED = new Set(["failed", "timed_out"]);

@@ -19,8 +19,9 @@ export interface OtlpPackages {
   exporter: typeof import("@opentelemetry/exporter-trace-otlp-http");
 }
 
-/** The module loader (a seam for tests: a loader that fails like a missing package). */
-export type PackageImporter = <T>(packageName: string, load: () => Promise<T>) => Promise<T>;
+import type { PackageImporter } from "./public-types.js";
+
+export type { PackageImporter } from "./public-types.js";
 
 export const importPackage: PackageImporter = (packageName, load) => load();
 

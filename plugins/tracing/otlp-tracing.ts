@@ -6,8 +6,9 @@
  */
 import type { RunObserver } from "../../kernel/observe/run-observer.js";
 import { KERNEL_VERSION } from "../../kernel/version.js";
-import { otelObserver, type TracerSource } from "./otel-observer.js";
-import { loadOtelApi, loadOtlpPackages, type PackageImporter } from "./otel-packages.js";
+import { otelObserver } from "./otel-observer.js";
+import { loadOtelApi, loadOtlpPackages } from "./otel-packages.js";
+import type { PackageImporter, TracerSource } from "./public-types.js";
 
 export interface OtlpTracingOptions {
   /** The OTLP/HTTP traces URL (`resolveOtlpEndpoint`). */

@@ -11,7 +11,7 @@ import { combineObservers } from "../../kernel/observe/observed.js";
 import type { RunObserver } from "../../kernel/observe/run-observer.js";
 import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import { createKeelMetrics } from "../../plugins/metrics/index.js";
-import { startHostTracing } from "../../plugins/tracing/index.js";
+import { startHostTracing } from "../../plugins/tracing/host-tracing.js";
 
 /** Thread workspaces live under the working directory, beside the default database. */
 export const WORKSPACE_ROOT = ".keel/workspaces";
