@@ -25,3 +25,6 @@ export type { RunReport } from "./report/run-report.js";
 export type * from "./ports/agents.js";
 export { fromLangChainMiddleware, type LangChainMiddlewareLike, type LangChainManifestPart, type LangChainMiddlewareOptions, type LangChainStateHook } from "./interop/langchain-middleware.js";
 export type { LangChainTool, ToolLike } from "./interop/langchain-tools.js";
+export { combineObservers } from "./observe/observed.js";
+export type * from "./observe/run-observer.js";
+export type { RunServiceObserver, RunEndedBy, ReaperAction } from "./runs/run-service-observer.js";

@@ -2,6 +2,10 @@
 export * from "../kernel/index.js";
 export { loadStack, readStack, loadPluginModule, BUILTIN_STACKS, type LoadedStack } from "./stacks/load-stack.js";
 export { BUILTIN_PLUGINS, builtinPlugin } from "../plugins/builtins.js";
+// Tracing (the OpenTelemetry packages are optional peers, imported only when called).
+// (Named file by file: the public declarations mention no OpenTelemetry type, so `keel` type-checks without those packages.)
+export { startOtlpTracing, tracingObserver, type OtlpTracing, type OtlpTracingOptions } from "../plugins/tracing/otlp-tracing.js";
+export type { TracerSource } from "../plugins/tracing/public-types.js";
 
 /**
  * Deprecated here: the host internals (stores, bridges, executors, reducers,

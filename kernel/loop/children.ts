@@ -149,6 +149,7 @@ export function createChildRunner(options: ChildRunnerOptions): AgentsPort {
           checkpointThreadId: `${request.threadId}/${request.agentPath}`,
           runId: request.runId,
           agent: request.agentPath,
+          agentName: request.subagentType,
           input: request.input,
           signal: request.signal,
           scope,

@@ -3,6 +3,7 @@ import type { Composition } from "../compose/types.js";
 import type { KeelTool } from "../plugin/types.js";
 import type { HookRunner } from "./hook-runner.js";
 import type { RunScope } from "./run-scope.js";
+import type { RunObservation, RunObserver } from "../observe/run-observer.js";
 import type { RunError, StopReasonEntry } from "./status.js";
 
 /** Kernel-private bookkeeping of one agent run, kept in the `__keel` state key (checkpointed). */
@@ -50,4 +51,8 @@ export interface RunDeps {
   streamTokens: boolean;
   /** Whether the channel values this run started from have been frozen (once per run, when enforcing). */
   historyFrozen: boolean;
+  /** Who observes this run (handed to the tools' context, so a child run started by a tool reports to it too). */
+  observer: RunObserver | undefined;
+  /** This run's observation: its model and tool calls are reported to it. */
+  observation: RunObservation;
 }

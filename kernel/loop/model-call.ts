@@ -5,6 +5,7 @@ import { ensureMessageId, setKeelMeta } from "./message-meta.js";
 import { TokenStreamer } from "./token-stream.js";
 import { normalizeFinish, normalizeUsage } from "./normalize.js";
 import type { RunDeps } from "./loop-state.js";
+import { describeModel, describeResponse } from "../observe/observed.js";
 
 /** Errors that came from the provider (not from a plugin): the run fails with the provider's message. */
 export class ModelCallError extends Error {
@@ -73,13 +74,17 @@ async function streamModel(model: ReturnType<typeof bindTools>, messages: BaseMe
 /** The innermost model handler: records the request as sent, calls the model, journals the attempt. */
 export function modelInvoker(deps: RunDeps, turn: number): ModelHandler {
   return async (request) => {
-    deps.scope.recordModelRequest({ agent: deps.agent, turn, messages: [...request.messages], tools: request.tools.map((t) => t.name) });
+    const tools = request.tools.map((t) => t.name);
+    deps.scope.recordModelRequest({ agent: deps.agent, turn, messages: [...request.messages], tools });
+    const observed = deps.observation.modelCall({ turn, tools, purpose: "turn", model: describeModel(deps.model) });
     const started = performance.now();
     try {
       const id = `${deps.scope.runId}:${deps.agent}:${turn}`;
       const model = bindTools(deps.model, request.tools);
-      const output = deps.streamTokens ? await streamModel(model, request.messages, deps, turn, id) : await model.invoke(request.messages, { signal: deps.signal });
+      const call = () => (deps.streamTokens ? streamModel(model, request.messages, deps, turn, id) : model.invoke(request.messages, { signal: deps.signal }));
+      const output = observed.within ? await observed.within(call) : await call();
       const message = normalizeResponse(output as BaseMessage, id);
+      observed.end({ usage: normalizeUsage(message), ...describeResponse(message) });
       deps.scope.journal({
         agent: deps.agent,
         turn,
@@ -90,6 +95,7 @@ export function modelInvoker(deps: RunDeps, turn: number): ModelHandler {
       });
       return message;
     } catch (error) {
+      observed.fail(error);
       deps.scope.journal({ agent: deps.agent, turn, kind: "model_call", status: "error", durationMs: Math.round(performance.now() - started) });
       if (deps.signal.aborted) throw error;
       throw new ModelCallError(error);

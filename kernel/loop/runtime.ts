@@ -21,6 +21,8 @@ import { RunScope, systemClock, type Clock, type RunSink } from "./run-scope.js"
 import { deriveStatus, type StatusV2Payload, type StopReasonEntry } from "./status.js";
 import { extractiveSummary, isSummaryModel, type SummarizeOption } from "./summarize.js";
 import { toolsStep } from "./tools-node.js";
+import { describeModel, observeRun } from "../observe/observed.js";
+import type { RunObserver } from "../observe/run-observer.js";
 
 export interface AgentRuntimeOptions {
   /**
@@ -56,6 +58,11 @@ export interface AgentRuntimeOptions {
    * observes; never turn it off in a product.
    */
   enforcement?: boolean;
+  /**
+   * Told of every run, model call and tool call (tracing, metrics: kernel/observe). A child
+   * run started inside an observed tool call reports to the same observer without one.
+   */
+  observer?: RunObserver;
 }
 
 export interface RunOptions {
@@ -82,6 +89,8 @@ export interface RunOptions {
    * the lease (`KEEL_ERR_LEASE_FENCED`). Savers that do not know it ignore it.
    */
   fence?: { runId: string; epoch: number; now?: () => number };
+  /** What observers call this agent (tracing's `gen_ai.agent.name`; default the agent path). A child runner passes the subagent type. */
+  agentName?: string;
 }
 
 export interface RunResult {
@@ -178,8 +187,9 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     const signal = opts.signal ?? new AbortController().signal;
     const runKey = `${opts.runId}|${agent}`;
     const chosen = options.summarize ?? extractiveSummary;
+    const { observer, observation } = observeRun(options.observer, { runId: opts.runId, threadId: opts.threadId, agent, agentName: opts.agentName ?? agent, model: describeModel(options.model) });
     const summarize: AgentIdentity["summarize"] = isSummaryModel(chosen)
-      ? (messages, at) => callSummaryModel(chosen, messages, { retryOnion: (inner, state, turn, updates) => at.runner.retryOnion(inner, state, turn, updates), scope, agent, turn: at.turn, signal, state: at.state })
+      ? (messages, at) => callSummaryModel(chosen, messages, { retryOnion: (inner, state, turn, updates) => at.runner.retryOnion(inner, state, turn, updates), scope, agent, turn: at.turn, signal, state: at.state, observation })
       : (messages) => chosen(messages);
     const hooks = new HookRunner(composition, scope, { threadId: opts.threadId, runId: opts.runId, agent, signal, summarize, port }, enforce);
     runs.set(runKey, {
@@ -197,20 +207,34 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       port,
       streamTokens: opts.streamTokens === true,
       historyFrozen: false,
+      observer,
+      observation,
     });
-    const checkpointThread = opts.checkpointThreadId ?? opts.threadId;
-    // durability "sync": each step's checkpoint is committed before the next step starts (a worker killed at step k resumes from step k).
-    const config = { configurable: { thread_id: checkpointThread, ...(opts.fence ? { keel_fence: opts.fence } : {}) }, recursionLimit: 2 * maxTurns + 10, signal, durability: "sync" as const };
-    const existing = ((await getState(checkpointThread)).messages as BaseMessage[] | undefined) ?? [];
-    const input = {
-      messages: inputMessages(opts, existing.length === 0 ? options.systemPrompt : undefined),
-      runMeta: new Overwrite({ threadId: opts.threadId, runId: opts.runId, agent, startedAt: scope.isoNow() }),
-      stopReasons: new Overwrite([]),
-      usage: new Overwrite({}),
-      [LOOP_KEY]: freshLoopState(runKey),
-    };
-    if (!opts.scope) scope.emit("metadata", { run_id: opts.runId, thread_id: opts.threadId, attempt: 1 });
-    scope.journal({ agent, turn: 0, kind: "lifecycle", name: "start", status: "running", durationMs: 0 });
+    try {
+      const checkpointThread = opts.checkpointThreadId ?? opts.threadId;
+      // durability "sync": each step's checkpoint is committed before the next step starts (a worker killed at step k resumes from step k).
+      const config = { configurable: { thread_id: checkpointThread, ...(opts.fence ? { keel_fence: opts.fence } : {}) }, recursionLimit: 2 * maxTurns + 10, signal, durability: "sync" as const };
+      const existing = ((await getState(checkpointThread)).messages as BaseMessage[] | undefined) ?? [];
+      const input = {
+        messages: inputMessages(opts, existing.length === 0 ? options.systemPrompt : undefined),
+        runMeta: new Overwrite({ threadId: opts.threadId, runId: opts.runId, agent, startedAt: scope.isoNow() }),
+        stopReasons: new Overwrite([]),
+        usage: new Overwrite({}),
+        [LOOP_KEY]: freshLoopState(runKey),
+      };
+      if (!opts.scope) scope.emit("metadata", { run_id: opts.runId, thread_id: opts.threadId, attempt: 1 });
+      scope.journal({ agent, turn: 0, kind: "lifecycle", name: "start", status: "running", durationMs: 0 });
+      const result = await invokeGraph(input, config, checkpointThread, runKey, signal, scope, agent);
+      observation.end({ outcome: result.outcome, turns: result.turns, usage: result.usage });
+      return result;
+    } catch (error) {
+      observation.fail(error);
+      throw error;
+    }
+  }
+
+  /** Run the graph to its end and read the outcome from the checkpoint. */
+  async function invokeGraph(input: unknown, config: Record<string, unknown>, checkpointThread: string, runKey: string, signal: AbortSignal, scope: RunScope, agent: string): Promise<RunResult> {
     let cancelled = false;
     try {
       await graph.invoke(input as never, config);

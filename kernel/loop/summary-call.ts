@@ -18,6 +18,8 @@ import { ModelCallError, normalizeResponse } from "./model-call.js";
 import { normalizeUsage } from "./normalize.js";
 import type { RunScope } from "./run-scope.js";
 import { summaryRequestMessages, type SummaryModel } from "./summarize.js";
+import { describeModel, describeResponse } from "../observe/observed.js";
+import type { RunObservation } from "../observe/run-observer.js";
 
 /** Journal entry name of a summary call (kind `model_call`); not a turn. */
 export const SUMMARY_CALL_NAME = "summarize";
@@ -31,18 +33,24 @@ export interface SummaryCallContext {
   turn: number;
   signal: AbortSignal;
   state: WorkingChannels;
+  /** The run's observation: every summary attempt is a model call of purpose `summarize`. */
+  observation: RunObservation;
 }
 
 export async function callSummaryModel(summary: SummaryModel, messages: readonly BaseMessage[], call: SummaryCallContext): Promise<string> {
   const { scope, agent, turn, signal } = call;
   const innermost: ModelHandler = async (request) => {
+    const observed = call.observation.modelCall({ turn, tools: [], purpose: "summarize", model: describeModel(summary.model) });
     const started = performance.now();
     try {
-      const output = await summary.model.invoke(request.messages, { signal });
+      const invoke = () => summary.model.invoke(request.messages, { signal });
+      const output = observed.within ? await observed.within(invoke) : await invoke();
       const message = normalizeResponse(output as BaseMessage, `${scope.runId}:${agent}:${turn}:summary`);
+      observed.end({ usage: normalizeUsage(message), ...describeResponse(message) });
       scope.journal({ agent, turn, kind: "model_call", name: SUMMARY_CALL_NAME, status: "ok", usage: normalizeUsage(message), durationMs: Math.round(performance.now() - started) });
       return message;
     } catch (error) {
+      observed.fail(error);
       scope.journal({ agent, turn, kind: "model_call", name: SUMMARY_CALL_NAME, status: "error", durationMs: Math.round(performance.now() - started) });
       if (signal.aborted) throw error;
       throw new ModelCallError(error);

@@ -6,6 +6,7 @@ import type { WorkingChannels } from "./working-channels.js";
 import type { LoopState, RunDeps } from "./loop-state.js";
 import { messageText } from "./message-meta.js";
 import { actOnStops } from "./stops.js";
+import { insideToolCall } from "../observe/observed.js";
 
 /**
  * The tools phase as one node: every call of the last assistant message runs through
@@ -54,16 +55,19 @@ function toToolMessage(output: ToolOutput, call: ToolCall): ToolMessage {
 /** Innermost tool handler: unknown tools and tool exceptions become error results (the run goes on). */
 export function toolInvoker(deps: RunDeps, turn: number): ToolHandler {
   return async ({ toolCall, tool }) => {
+    const observed = deps.observation.toolCall({ turn, toolCallId: toolCall.id, name: toolCall.name, ...(tool?.description ? { description: tool.description } : {}) });
     const started = performance.now();
     let message: ToolMessage;
+    let errorType: string | undefined;
     if (!tool) {
+      errorType = "KEEL_ERR_TOOL_UNKNOWN";
       const known = [...deps.tools.keys()].join(", ") || "none";
       message = toToolMessage({ content: `KEEL_ERR_TOOL_UNKNOWN: there is no tool \`${toolCall.name}\`; available tools: ${known}`, status: "error" }, toolCall);
     } else {
       const owner = deps.tools.get(toolCall.name)?.owner;
       const config = (owner && deps.composition.plugins.get(owner)?.config) || {};
       try {
-        const output = await tool.invoke(toolCall.args, {
+        const output = await insideToolCall(deps.observer, observed, async () => tool.invoke(toolCall.args, {
           threadId: deps.threadId,
           runId: deps.scope.runId,
           agent: deps.agent,
@@ -73,12 +77,15 @@ export function toolInvoker(deps: RunDeps, turn: number): ToolHandler {
           signal: deps.signal,
           now: () => deps.scope.isoNow(),
           port: <T>(name: string) => deps.port<T>(name),
-        });
+        }));
         message = toToolMessage(output, toolCall);
       } catch (error) {
+        errorType = "KEEL_ERR_TOOL_FAILED";
         message = toToolMessage({ content: `KEEL_ERR_TOOL_FAILED: tool \`${toolCall.name}\` threw: ${(error as Error)?.message ?? String(error)}`, status: "error" }, toolCall);
       }
     }
+    const status = message.status === "error" ? "error" : "success";
+    observed.end({ status, ...(errorType ? { errorType } : {}) });
     deps.scope.journal({
       agent: deps.agent,
       turn,

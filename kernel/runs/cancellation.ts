@@ -53,6 +53,7 @@ export class RunCancellation {
     if (current.status === "pending") {
       const outcome = cancelledOutcome(cause, undefined, "it had not started");
       if (await this.ctx.store.cancelPending(current.runId, outcome, isoNow(this.ctx.clock))) {
+        this.ctx.observer.runEnded("interrupted", "cancel");
         await endNeverStartedStream(this.ctx, current);
         return;
       }

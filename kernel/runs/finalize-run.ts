@@ -71,6 +71,7 @@ export async function finalizeRun(ctx: ManagerContext, input: FinalizeInput): Pr
     ctx.log(`run ${run.runId}: the terminal write was refused (another writer won the run); its outcome stands`);
     return;
   }
+  ctx.observer.runEnded(RUN_STATUS_OF_OUTCOME[outcome.status], "worker");
   await ctx.store.updateThread(run.threadId, { status: threadStatusAfter(outcome) }, isoNow(ctx.clock));
   await ctx.bridge.end(run.runId, { epoch: run.epoch });
 }

@@ -67,6 +67,8 @@ export class LeaseHeartbeat {
   private lose(): void {
     if (this.lost) return;
     this.lost = true;
+    // Refused, or unrenewable past its last extension: either way the owner saw its lease expire.
+    this.ctx.observer.leaseExpired("owner");
     this.stop();
     this.onLost();
   }

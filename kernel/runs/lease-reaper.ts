@@ -9,6 +9,7 @@
  * their delegation entries are the delegation plugins' business, not the run store's.
  */
 import { isoNow, type ManagerContext } from "./manager-context.js";
+import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
 import { leaseExpiredOutcome } from "./outcomes.js";
 import type { RunRecord } from "./types.js";
 
@@ -48,9 +49,16 @@ export class LeaseReaper {
   private async sweep(): Promise<RunRecord[]> {
     const now = this.ctx.clock.now();
     const reaped: RunRecord[] = [];
+    this.ctx.observer.reaperAction("sweep");
     for (const run of await this.ctx.store.expiredRuns(now)) {
+      this.ctx.observer.leaseExpired("reaper");
       const outcome = leaseExpiredOutcome(run.owner, run.leaseExpiresAt);
-      if (!(await this.ctx.store.expireRun(run.runId, run.epoch, outcome, now))) continue;
+      if (!(await this.ctx.store.expireRun(run.runId, run.epoch, outcome, now))) {
+        this.ctx.observer.reaperAction("skipped");
+        continue;
+      }
+      this.ctx.observer.reaperAction("reaped");
+      this.ctx.observer.runEnded(RUN_STATUS_OF_OUTCOME[outcome.status], "reaper");
       this.hooks.loseLocalLease(run.runId);
       await this.publish(run.runId, () => this.ctx.bridge.publish(run.runId, "error", { type: "lease_expired", message: outcome.error!.message }, { epoch: run.epoch }));
       await this.ctx.store.updateThread(run.threadId, { status: "error" }, isoNow(this.ctx.clock));

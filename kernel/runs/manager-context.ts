@@ -4,6 +4,7 @@ import type { RunExecutor } from "./executor.js";
 import type { BackgroundLog } from "./run-output.js";
 import type { RunRecord, RunRecordStatus, RunStore, StreamBridge, ThreadStatus } from "./types.js";
 import type { StatusV2Payload } from "../loop/status.js";
+import type { RunServiceObserver } from "./run-service-observer.js";
 
 export interface ManagerContext {
   readonly store: RunStore;
@@ -15,6 +16,8 @@ export interface ManagerContext {
   readonly journalBatchSize: number;
   readonly clock: Clock;
   readonly log: BackgroundLog;
+  /** Guarded: every method exists and never throws. */
+  readonly observer: Required<RunServiceObserver>;
 }
 
 export const isoNow = (clock: Clock): string => new Date(clock.now()).toISOString();

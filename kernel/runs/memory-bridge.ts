@@ -34,6 +34,34 @@ export interface MemoryStreamBridgeOptions {
   onControlError?: (error: unknown, runId: string) => void;
 }
 
+/** What the bridge holds in memory (the metrics gauges read it at scrape time). */
+export interface MemoryBridgeStats {
+  /** Runs whose log is kept (live, or ended and within `retentionAfterEndMs`). */
+  runs: number;
+  /** Events kept over all those runs. */
+  events: number;
+  /** Approximate bytes of those events: their id, name and data as JSON (UTF-8). */
+  bytes: number;
+}
+
+/** Each event's size, measured once when a scrape first sees it (never on the publish path). */
+const eventBytes = new WeakMap<StreamEvent, number>();
+
+function sizeOf(event: StreamEvent): number {
+  let bytes = eventBytes.get(event);
+  if (bytes === undefined) {
+    let data = 0;
+    try {
+      data = Buffer.byteLength(JSON.stringify(event.data) ?? "", "utf8");
+    } catch {
+      // Not JSON-serializable (the bridge asks for JSON data): counted without its data.
+    }
+    bytes = Buffer.byteLength(event.id) + Buffer.byteLength(event.event) + data;
+    eventBytes.set(event, bytes);
+  }
+  return bytes;
+}
+
 interface RunLog {
   events: StreamEvent[];
   /** Id of the newest event dropped by retention (`0-0` while none was): the `prev` of `events[0]`. */
@@ -110,6 +138,17 @@ export class MemoryStreamBridge implements StreamBridge {
     this.assertOpen();
     const remove = this.control.add(runId, handler);
     return async () => remove();
+  }
+
+  /** Runs, events and approximate bytes held now: O(events kept), each event measured once. */
+  stats(): MemoryBridgeStats {
+    let events = 0;
+    let bytes = 0;
+    for (const log of this.logs.values()) {
+      events += log.events.length;
+      for (const event of log.events) bytes += sizeOf(event);
+    }
+    return { runs: this.logs.size, events, bytes };
   }
 
   /** Ends every subscription, cancels the drop timers and forgets every log. */

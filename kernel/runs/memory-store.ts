@@ -164,6 +164,12 @@ export class MemoryRunStore implements RunStore {
     return true;
   }
 
+  async countRuns(status: "pending" | "running"): Promise<number> {
+    let count = 0;
+    for (const stored of this.runs.values()) if (stored.record.status === status) count++;
+    return count;
+  }
+
   async expiredRuns(now: number): Promise<RunRecord[]> {
     return [...this.runs.values()]
       .filter((s) => leaseExpired(s.record, now))

@@ -6,6 +6,7 @@ import { systemClock, type Clock } from "../loop/run-scope.js";
 import type { RunExecutor } from "./executor.js";
 import type { BackgroundLog } from "./run-output.js";
 import type { RunStore, StreamBridge } from "./types.js";
+import type { RunServiceObserver } from "./run-service-observer.js";
 
 export interface RunManagerOptions {
   store: RunStore;
@@ -40,6 +41,8 @@ export interface RunManagerOptions {
   newRunId?: () => string;
   /** Where background failures (a publish, a heartbeat, a flush) are reported. Default: a process warning. */
   log?: BackgroundLog;
+  /** Told of terminal statuses, expired leases and reaper actions (e.g. the metrics plugin). Default: none. */
+  observer?: RunServiceObserver;
 }
 
 export interface ResolvedOptions {

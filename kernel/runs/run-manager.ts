@@ -14,6 +14,7 @@ import { LeaseReaper } from "./lease-reaper.js";
 import { endNeverStartedStream, isTerminal, isoNow, type ManagerContext } from "./manager-context.js";
 import { cancelledOutcome } from "./outcomes.js";
 import { sanitizeRunRequest } from "./request-hygiene.js";
+import { guardServiceObserver } from "./run-service-observer.js";
 import { RunExecution } from "./run-execution.js";
 import { resolveOptions, type ResolvedOptions, type RunManagerOptions } from "./run-manager-options.js";
 import type { JournalEntry, MultitaskStrategy, RunRecord, RunRecordStatus, RunRequest, StreamEvent, SubscribeOptions } from "./types.js";
@@ -90,10 +91,16 @@ export class RunManager {
       journalBatchSize: this.options.journalBatchSize,
       clock: this.options.clock,
       log: this.options.log,
+      observer: guardServiceObserver(options.observer),
     };
     this.cancellation = new RunCancellation(this.ctx, this.executions);
     this.reaper = new LeaseReaper(this.ctx, {
-      loseLocalLease: (runId) => this.executions.get(runId)?.loseLease(),
+      loseLocalLease: (runId) => {
+        const execution = this.executions.get(runId);
+        if (!execution) return;
+        this.ctx.observer.reaperAction("local_abort");
+        execution.loseLease();
+      },
       afterReap: async (run) => void (await this.startNext(run.threadId)),
     });
   }
@@ -228,6 +235,18 @@ export class RunManager {
     return this.ctx.store.readJournal(runId);
   }
 
+  /**
+   * Runs executing on this worker, and the store's pending and running runs across every
+   * worker when the store can count them (`RunStore.countRuns`): what the metrics gauges show.
+   */
+  async runCounts(): Promise<{ executing: number; pending?: number; running?: number }> {
+    const executing = this.executions.size;
+    const count = this.ctx.store.countRuns?.bind(this.ctx.store);
+    if (!count) return { executing };
+    const [pending, running] = await Promise.all([count("pending"), count("running")]);
+    return Number.isNaN(pending) || Number.isNaN(running) ? { executing } : { executing, pending, running };
+  }
+
   /** One reaper sweep now (the reaper timer does this every `reaperMs`); resolves with the runs it reaped. */
   reapExpired(): Promise<RunRecord[]> {
     return this.reaper.reapOnce();
@@ -260,7 +279,10 @@ export class RunManager {
         await this.cancellation.assertRollbackPossible(unchecked);
       } catch (error) {
         const outcome = cancelledOutcome("request", undefined, "withdrawn at admission: an active run could not be rolled back");
-        if (await this.ctx.store.cancelPending(admitted.runId, outcome, isoNow(this.ctx.clock))) await endNeverStartedStream(this.ctx, admitted);
+        if (await this.ctx.store.cancelPending(admitted.runId, outcome, isoNow(this.ctx.clock))) {
+          this.ctx.observer.runEnded("interrupted", "cancel");
+          await endNeverStartedStream(this.ctx, admitted);
+        }
         throw error;
       }
     }

@@ -99,6 +99,11 @@ export interface RunStore {
   listRuns(threadId: string, options: { limit: number; offset: number; status?: RunRecordStatus }): Promise<RunRecord[]>;
   /** Pending and running runs of a thread, oldest first. */
   activeRuns(threadId: string): Promise<RunRecord[]>;
+  /**
+   * How many runs, across every thread, have this status (the metrics gauges read it at
+   * scrape time). Optional: without it a host reports only the runs executing on its worker.
+   */
+  countRuns?(status: "pending" | "running"): Promise<number>;
 
   /**
    * Claim the oldest pending run of the thread for `owner`: pending → running, epoch + 1,

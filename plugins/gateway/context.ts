@@ -13,6 +13,17 @@ declare module "fastify" {
   }
 }
 
+/** A Prometheus text exposition the host renders (the metrics plugin's registry). */
+export interface MetricsExposition {
+  readonly contentType: string;
+  render(): Promise<string>;
+}
+
+/** What `/info` says is on: tracing (OTLP endpoint or null, LangSmith) and metrics. */
+export interface ObservabilityInfo {
+  tracing: { otlp: string | null; langsmith: boolean };
+}
+
 /** What every route module gets: the run service, the limits, and ownership checks. */
 export interface GatewayContext {
   readonly deps: GatewayDeps;
@@ -22,6 +33,9 @@ export interface GatewayContext {
   /** When the server started: the assistants' `created_at`. */
   readonly startedAt: string;
   now(): string;
+  /** Served on `GET /metrics` when given. */
+  readonly metrics?: MetricsExposition;
+  readonly observability: ObservabilityInfo;
 }
 
 /** The thread, if it exists and `user` created it; another user's thread is a 404, never a 403. */

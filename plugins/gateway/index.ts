@@ -39,4 +39,4 @@ export { wantedEvent } from "./run-events.js";
 export { toWireJson, toWireValue, publicValues } from "./wire-json.js";
 export { runToWire, threadToWire, assistantToWire } from "./wire-records.js";
 export type { GatewayDeps } from "./ports.js";
-export type { GatewayApp } from "./context.js";
+export type { GatewayApp, MetricsExposition, ObservabilityInfo } from "./context.js";

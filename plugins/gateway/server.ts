@@ -4,7 +4,7 @@ import { ApiKeys } from "./auth.js";
 import { HttpError, toHttpError } from "./http-errors.js";
 import type { GatewayDeps } from "./ports.js";
 import { HEARTBEAT_MS } from "./sse.js";
-import type { GatewayApp, GatewayContext } from "./context.js";
+import type { GatewayApp, GatewayContext, MetricsExposition, ObservabilityInfo } from "./context.js";
 import { registerAssistantRoutes } from "./routes/assistants.js";
 import { registerHomeRoute } from "./routes/home.js";
 import { registerMetaRoutes } from "./routes/meta.js";
@@ -29,6 +29,10 @@ export interface GatewayOptions {
   heartbeatMs?: number;
   logger?: FastifyServerOptions["logger"];
   now?: () => string;
+  /** Prometheus metrics for `GET /metrics` (404 without; a key is needed when keys are configured). */
+  metrics?: MetricsExposition;
+  /** What `/info` reports about tracing. Default: OTLP off, LangSmith off. */
+  observability?: ObservabilityInfo;
 }
 
 /**
@@ -49,6 +53,8 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
     heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
     startedAt: now(),
     now,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    observability: options.observability ?? { tracing: { otlp: null, langsmith: false } },
   };
   const app = Fastify({
     logger: options.logger ?? false,

@@ -186,6 +186,10 @@ export class SqlRunStore implements RunStore {
     return updated === 1;
   }
 
+  async countRuns(status: "pending" | "running"): Promise<number> {
+    return this.em().count(RunEntity, { status });
+  }
+
   async expiredRuns(now: number): Promise<RunRecord[]> {
     const rows = await this.em().find(RunEntity, { status: "running", leaseExpiresAt: { $lt: isoAt(now) } }, { orderBy: oldestFirst() });
     return rows.map(rowToRun);

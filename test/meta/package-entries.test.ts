@@ -26,6 +26,7 @@ const KEEL = [
   "WORKSPACE_PORT",
   "builtinPlugin",
   "canonicalJson",
+  "combineObservers",
   "compose",
   "createAgentRuntime",
   "definePlugin",
@@ -47,6 +48,8 @@ const KEEL = [
   "sha256Hex",
   "toPlugin",
   "usableText",
+  "startOtlpTracing",
+  "tracingObserver",
   "validateManifest",
 ];
 
@@ -75,6 +78,10 @@ const HOST = [
 const HOST_ONLY = [
   "ControlHandlers",
   "EventIdSequence",
+  "METRIC",
+  "createKeelMetrics",
+  "resolveOtlpEndpoint",
+  "startHostTracing",
   "ZERO_EVENT_ID",
   "assertEventId",
   "assertPublishable",

@@ -22,6 +22,8 @@ const installed = (name: string) => JSON.parse(readFileSync(join(root, "node_mod
 
 const REQUIRED_PEERS = ["@langchain/core", "@langchain/langgraph"];
 const OPTIONAL_PEERS = ["@langchain/openai", "@langchain/anthropic", "@langchain/langgraph-checkpoint-postgres", "@mikro-orm/postgresql", "ioredis"];
+/** OTLP export (plugins/tracing): imported only when tracing is on. */
+const OTEL_PEERS = ["@opentelemetry/api", "@opentelemetry/sdk-trace-base", "@opentelemetry/resources", "@opentelemetry/exporter-trace-otlp-http"];
 
 describe("package.json as a library user sees it", () => {
   it("LangChain core and LangGraph are peer dependencies with ranges, pinned for development inside them", () => {
@@ -59,6 +61,19 @@ describe("package.json as a library user sees it", () => {
     expect(semver.satisfies(pkg.dependencies["better-sqlite3"]!, "12.x")).toBe(true);
     expect(pkg.overrides["@mikro-orm/better-sqlite"]).toEqual({ "better-sqlite3": "$better-sqlite3" });
     expect(pkg.allowScripts["sqlite3"]).toBeUndefined();
+  });
+
+  it("the OpenTelemetry packages are optional peers; sdk-trace-node is only a test's (a host's own provider), not a peer", () => {
+    for (const name of OTEL_PEERS) {
+      expect(pkg.dependencies[name], name).toBeUndefined();
+      expect(pkg.peerDependenciesMeta[name]?.optional, name).toBe(true);
+      expect(semver.satisfies(pkg.devDependencies[name]!, pkg.peerDependencies[name]!), name).toBe(true);
+    }
+    // The 0.2xx exporter line moves in minor steps; 0.219.x is the last one that runs on Node 20.
+    expect(semver.satisfies("0.220.0", pkg.peerDependencies["@opentelemetry/exporter-trace-otlp-http"]!)).toBe(false);
+    expect(pkg.peerDependencies["@opentelemetry/sdk-trace-node"]).toBeUndefined();
+    expect(pkg.dependencies["@opentelemetry/sdk-trace-node"]).toBeUndefined();
+    expect(pkg.devDependencies["@opentelemetry/sdk-trace-node"]).toBeDefined();
   });
 
   it("has no install-time script, and every runtime dependency runs on the declared Node", () => {

@@ -26,14 +26,21 @@ export const COMPOSE_SPEC = {
   examples: ["keel compose lead", "keel compose ./my-stack.json --plugin ./my-plugin.mjs --json"],
 } as const satisfies CommandSpec;
 
+const OTLP_FLAG = {
+  value: "URL",
+  default: "OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, else off",
+  description: "export OpenTelemetry spans over OTLP/HTTP to this collector (base URL; /v1/traces is appended)",
+} as const;
+
 export const RUN_SPEC = {
   name: "run",
-  usage: "usage: keel run SCENARIO [--stack STACK] [--plugin FILE]... [--fail-on partial|failed] [--workspaces DIR] [--json]",
+  usage: "usage: keel run SCENARIO [--stack STACK] [--plugin FILE]... [--fail-on partial|failed] [--workspaces DIR] [--otlp-endpoint URL] [--json]",
   summary: "Run a scenario@1 file with its scripted models and print the run report. SIGINT/SIGTERM cancel the run: the cancelled report is printed, then exit 130/143.",
   flags: {
     stack: { value: "STACK", default: "the scenario's stack", description: "compose this stack instead: a built-in name or a stack@1 file" },
     plugin: PLUGIN_FLAG,
     "fail-on": { value: "LEVEL", allowed: FAIL_ON_LEVELS, description: "exit 1 when the outcome is at least this bad (succeeded < partial < failed = cancelled = timed_out); the report is still printed" },
+    "otlp-endpoint": OTLP_FLAG,
     workspaces: { value: "DIR", default: "the OS temporary directory", description: "the directory the run's temporary workspace is made in (created if missing; the workspace is removed after the run)" },
     json: JSON_FLAG,
   },
@@ -116,7 +123,7 @@ export const PLUGIN_CHECK_SPEC = {
 export const SERVE_SPEC = {
   name: "serve",
   usage:
-    "usage: keel serve [--port 8787] [--host 127.0.0.1] [--db URL] [--redis URL] [--stack NAME]... [--model demo|scripted:FILE|openai:MODEL|anthropic:MODEL] [--bash on|off] [--max-turns 500] [--max-tokens N] [--summarizer-model openai:MODEL|anthropic:MODEL] [--plugin FILE]... [--workspaces DIR]",
+    "usage: keel serve [--port 8787] [--host 127.0.0.1] [--db URL] [--redis URL] [--stack NAME]... [--model demo|scripted:FILE|openai:MODEL|anthropic:MODEL] [--bash on|off] [--max-turns 500] [--max-tokens N] [--summarizer-model openai:MODEL|anthropic:MODEL] [--plugin FILE]... [--workspaces DIR] [--otlp-endpoint URL]",
   summary: "Start the HTTP gateway (LangGraph Agent Server API) and serve runs until SIGTERM/SIGINT.",
   flags: {
     port: { value: "N", default: "8787", description: "port to listen on (0 picks a free one)" },
@@ -131,6 +138,7 @@ export const SERVE_SPEC = {
     "max-turns": { value: "N", default: "500", description: "cap on any run's turn limit" },
     plugin: { value: "FILE", multiple: true, description: 'add a service plugin module (kind "service"), e.g. another stream-bridge' },
     "max-tokens": { value: "N", default: "the client's", description: "output-token cap of each provider response (openai:/anthropic: only)" },
+    "otlp-endpoint": OTLP_FLAG,
   },
   sections: [
     {
@@ -142,6 +150,10 @@ export const SERVE_SPEC = {
         "ANTHROPIC_BASE_URL       another Anthropic Messages API server",
         "KEEL_PROVIDER_IDLE_MS    a provider silent this long fails the attempt as a retryable timeout (default 120000)",
         "KEEL_API_KEYS            key:user[,key2:user2]: require API keys (needed for a non-loopback --host)",
+        "OTEL_EXPORTER_OTLP_ENDPOINT  tracing without the flag (also OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_SERVICE_NAME)",
+        "LANGSMITH_TRACING        true: LangChain traces model calls to LangSmith (with LANGSMITH_API_KEY)",
+        "",
+        "GET /metrics serves Prometheus metrics; GET /info says what tracing is on (docs/observability.md).",
       ],
     },
     {

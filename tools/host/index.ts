@@ -15,6 +15,10 @@ export { sanitizeRunRequest } from "../../kernel/runs/request-hygiene.js";
 export { runtimeOwnedChannels, runtimeOwnedKeys } from "../../kernel/compose/runtime-owned.js";
 export type { RunExecutor, ExecutionIO, ExecutionResult, RollbackPoint } from "../../kernel/runs/executor.js";
 export { MemoryRunStore } from "../../kernel/runs/memory-store.js";
-export { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
+export { MemoryStreamBridge, type MemoryBridgeStats } from "../../kernel/runs/memory-bridge.js";
+// Observability a host wires: Prometheus metrics (prom-client, own Registry) and tracing from flags and environment.
+export { createKeelMetrics, METRIC, type KeelMetrics, type KeelMetricsOptions, type MetricSources } from "../../plugins/metrics/index.js";
+export { startHostTracing, type HostTracing, type TracingStatus } from "../../plugins/tracing/host-tracing.js";
+export { resolveOtlpEndpoint } from "../../plugins/tracing/otlp-endpoint.js";
 // What a StreamBridge builds on (a third-party bridge too): the shared follower, ids, gaps, control handlers.
 export * from "../../kernel/runs/bridge-kit.js";

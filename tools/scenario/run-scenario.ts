@@ -12,6 +12,7 @@ import { RunScope, steppingClock, type JournalRecord, type ModelRequestRecord, t
 import { createAgentRuntime } from "../../kernel/loop/runtime.js";
 import { createChildRunner } from "../../kernel/loop/children.js";
 import type { ChildAgentResult } from "../../kernel/ports/agents.js";
+import type { RunObserver } from "../../kernel/observe/run-observer.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
 import { seedWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
 import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
@@ -35,6 +36,8 @@ export interface RunScenarioOptions {
   /** Where the temporary workspace directory is made (`keel run --workspaces DIR`; created if missing). Default: the OS temp directory. */
   workspacesDir?: string;
   signal?: AbortSignal;
+  /** Told of the run, its children and every model and tool call (`keel run --otlp-endpoint`: tracing). */
+  observer?: RunObserver;
 }
 
 /**
@@ -87,7 +90,7 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
       scopeFor: () => scope,
       onChildEnd: (agentPath, child) => children.set(agentPath, child),
     });
-    const runtime = createAgentRuntime(leadComposition, { model, maxTurns: scenario.maxTurns ?? 150, ports: { agents } });
+    const runtime = createAgentRuntime(leadComposition, { model, maxTurns: scenario.maxTurns ?? 150, ports: { agents }, ...(options.observer ? { observer: options.observer } : {}) });
 
     scope.emit("metadata", { run_id: runId, thread_id: threadId, attempt: 1 });
     const result = await runtime.run({ threadId, runId, input: scenario.input, scope, ...(options.signal ? { signal: options.signal } : {}) });

@@ -12,6 +12,7 @@ import { modelSummarizer } from "../../kernel/loop/summarize.js";
 import type { RunExecutor } from "../../kernel/runs/executor.js";
 import { createRuntimeExecutor, type RuntimeExecutor } from "../../kernel/runs/runtime-executor.js";
 import type { RunStore } from "../../kernel/runs/types.js";
+import type { RunObserver } from "../../kernel/observe/run-observer.js";
 import { publicValues } from "../../plugins/gateway/index.js";
 import { seedWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
 import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
@@ -37,6 +38,8 @@ export interface ServeExecutorOptions {
   bash: "on" | "off";
   /** The server's turn cap (`--max-turns`): the run manager clamps requests to it, and no default exceeds it. */
   maxTurns: number;
+  /** Told of every run, child run, model and tool call (tracing, metrics). */
+  observer?: RunObserver;
 }
 
 interface ServedStack {
@@ -110,7 +113,7 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
         scopeFor: (runId) => executor?.scopeFor(runId),
         onChildEnd: (agentPath, child, runId) => executor?.recordChild(runId, agentPath, child),
       });
-      const runtime = createAgentRuntime(stack.lead, { model: models.forLead(run.runId), checkpointer, maxTurns: defaultMaxTurns, ports: { agents }, ...(summarize ? { summarize } : {}) });
+      const runtime = createAgentRuntime(stack.lead, { model: models.forLead(run.runId), checkpointer, maxTurns: defaultMaxTurns, ports: { agents }, ...(summarize ? { summarize } : {}), ...(options.observer ? { observer: options.observer } : {}) });
       executor = createRuntimeExecutor({
         runtime,
         checkpointer,

@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { KeelError } from "../../kernel/errors.js";
 import { ApiKeys } from "../../plugins/gateway/auth.js";
+import { resolveOtlpEndpoint } from "../../plugins/tracing/otlp-endpoint.js";
 import { parseModelSpec, type ModelSpec } from "./model-spec.js";
 
 export const DEFAULT_PORT = 8787;
@@ -37,6 +38,8 @@ export interface ServeOptions {
   pluginFiles: string[];
   /** `--workspaces DIR`, absolute; absent: derived from `db` at start (tools/serve/storage-paths.ts). */
   workspaces?: string;
+  /** The OTLP/HTTP traces URL (`--otlp-endpoint`, else OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT); tracing is off without one. */
+  otlpEndpoint?: string;
 }
 
 export interface ServeFlags {
@@ -52,6 +55,7 @@ export interface ServeFlags {
   "max-tokens"?: string;
   plugin?: string[];
   workspaces?: string;
+  "otlp-endpoint"?: string;
 }
 
 /**
@@ -95,6 +99,8 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, c
     if (flags.workspaces.trim() === "") throw new KeelError("KEEL_ERR_CLI_USAGE", "--workspaces needs a directory");
     options.workspaces = resolve(cwd, flags.workspaces);
   }
+  const otlpEndpoint = resolveOtlpEndpoint(flags["otlp-endpoint"], env);
+  if (otlpEndpoint !== undefined) options.otlpEndpoint = otlpEndpoint;
   if (flags["summarizer-model"] !== undefined) options.summarizerModel = summarizerSpec(flags["summarizer-model"], cwd);
   return options;
 }

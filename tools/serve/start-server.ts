@@ -8,6 +8,11 @@ import { createServeExecutor } from "./serve-executor.js";
 import { loadSummaryModels } from "./summary-models.js";
 import type { ServeOptions } from "./serve-options.js";
 import { prepareWorkspacesDir } from "./storage-paths.js";
+import { combineObservers } from "../../kernel/observe/observed.js";
+import type { RunObserver } from "../../kernel/observe/run-observer.js";
+import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
+import { createKeelMetrics } from "../../plugins/metrics/index.js";
+import { startHostTracing } from "../../plugins/tracing/host-tracing.js";
 
 export interface StartedServer {
   /** `http://HOST:PORT` with the port actually bound (`--port 0` picks a free one). */
@@ -27,6 +32,8 @@ export interface StartContext {
   /** Where background problems are reported (stderr for the CLI). */
   log(line: string): void;
   cwd?: string;
+  /** The environment tracing reads (OTEL_*, LANGSMITH_TRACING); default `process.env`. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -40,15 +47,20 @@ export async function startServer(options: ServeOptions, context: StartContext):
   const models = await loadRunModels(options.model);
   const plugins = await Promise.all(options.pluginFiles.map((file) => loadPluginModule(file, cwd)));
   const summaryModels = await loadSummaryModels(options.model, options.summarizerModel, models);
+  // Tracing first: asked for without the OpenTelemetry packages, the server does not start.
+  const tracing = await startHostTracing(options.otlpEndpoint, context.env ?? process.env);
+  const metrics = createKeelMetrics();
+  const observer = combineObservers([tracing.observer, metrics.observer].filter((o): o is RunObserver => o !== undefined));
   const workspaces = prepareWorkspacesDir(options.workspaces, options.db, cwd);
   const removeTemporary = () => {
     if (workspaces.temporary) rmSync(workspaces.dir, { recursive: true, force: true });
   };
-  let services;
+  let services: Awaited<ReturnType<typeof openRunServices>>;
   try {
     services = await openRunServices({ db: options.db, plugins, ...(options.redis !== undefined ? { redis: options.redis } : {}) });
   } catch (error) {
     removeTemporary();
+    await tracing.shutdown();
     throw error;
   }
   let runs: RunManager | undefined;
@@ -62,6 +74,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       workspaceRoot: workspaces.dir,
       bash: options.bash,
       maxTurns: options.maxTurns,
+      ...(observer ? { observer } : {}),
     });
     runs = new RunManager({
       store: services.store,
@@ -71,21 +84,26 @@ export async function startServer(options: ServeOptions, context: StartContext):
       allowedModels: serverModelAllowlist(options.model, options.summarizerModel),
       runtimeOwnedKeys: executor.runtimeOwnedKeys,
       ...options.lease,
+      observer: metrics.serviceObserver,
       log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`),
     });
     runs.start();
+    const manager = runs;
+    const bridge = services.bridge;
+    metrics.watch({ runCounts: () => manager.runCounts(), ...(bridge instanceof MemoryStreamBridge ? { bridgeStats: () => bridge.stats() } : {}) });
     const app = await services.http.create({
       deps: { runs, store: services.store, bridge: services.bridge },
       apiKeys: options.apiKeys,
       stacks: options.stacks,
       version: context.version,
+      metrics,
+      observability: { tracing: tracing.status },
       // Only failures, and on stderr: stdout carries the URL line.
       logger: { level: "error", stream: process.stderr },
     });
     await app.listen({ port: options.port, host: options.host });
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : options.port;
-    const manager = runs;
     let closing: Promise<void> | undefined;
     return {
       url: `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${port}`,
@@ -96,12 +114,14 @@ export async function startServer(options: ServeOptions, context: StartContext):
           await app.close();
           await services.close();
           removeTemporary();
+          await tracing.shutdown();
         })()),
     };
   } catch (error) {
     await runs?.shutdown();
     await services.close();
     removeTemporary();
+    await tracing.shutdown();
     throw error;
   }
 }

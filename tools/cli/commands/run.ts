@@ -10,6 +10,7 @@ import { helpRequested, renderHelp } from "../command-spec.js";
 import { EXIT_FAILED, EXIT_OK, failUsage, printJson, type CommandIO } from "../io.js";
 import { RUN_SPEC } from "../specs.js";
 import { reportProblems } from "./compose.js";
+import { startHostTracing } from "../../../plugins/tracing/host-tracing.js";
 
 const USAGE = RUN_SPEC.usage;
 
@@ -30,15 +31,25 @@ export async function runCommand(args: string[], io: CommandIO): Promise<number>
     const failOn = parseFailOn(values["fail-on"]);
     if (positionals.length !== 1) throw new KeelError("KEEL_ERR_CLI_USAGE", `expected one SCENARIO file; ${USAGE}`);
     const { scenario, baseDir } = loadScenarioFile(positionals[0]!, io.cwd);
+    // `--otlp-endpoint` (or OTEL_EXPORTER_OTLP_ENDPOINT): the run's spans, flushed before the report is printed.
+    const tracing = await startHostTracing(values["otlp-endpoint"], process.env);
     const cancel = cancelOnSignals();
     let report;
     try {
-      report = await runScenario(scenario, { baseDir, pluginFiles: values.plugin ?? [], signal: cancel.signal, ...(values.workspaces ? { workspacesDir: resolve(io.cwd, values.workspaces) } : {}), ...(values.stack ? { stack: isStackPath(values.stack) ? resolve(io.cwd, values.stack) : values.stack } : {}) });
+      report = await runScenario(scenario, {
+        baseDir,
+        pluginFiles: values.plugin ?? [],
+        signal: cancel.signal,
+        ...(values.workspaces ? { workspacesDir: resolve(io.cwd, values.workspaces) } : {}),
+        ...(values.stack ? { stack: isStackPath(values.stack) ? resolve(io.cwd, values.stack) : values.stack } : {}),
+        ...(tracing.observer ? { observer: tracing.observer } : {}),
+      });
     } catch (error) {
       if (error instanceof CompositionError) return reportProblems(io, json, error);
       throw error;
     } finally {
       cancel.dispose();
+      await tracing.shutdown();
     }
     if (json) printJson(io, report);
     else io.out(summarizeReport(report));
