@@ -6,7 +6,7 @@ type Command = (args: string[], io: CommandIO) => Promise<number>;
 /** Each command lives in its own module, loaded on demand so `keel --help` stays fast. */
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
   compose: { summary: "compose [STACK] [--plugin FILE]... [--json]", load: async () => (await import("./commands/compose.js")).composeCommand },
-  run: { summary: "run SCENARIO [--stack STACK] [--plugin FILE]... [--fail-on partial|failed] [--json]", load: async () => (await import("./commands/run.js")).runCommand },
+  run: { summary: "run SCENARIO [--stack STACK] [--plugin FILE]... [--fail-on partial|failed] [--json] [--report-version 1|2]", load: async () => (await import("./commands/run.js")).runCommand },
   schemas: { summary: "schemas build [--check]", load: async () => (await import("./commands/schemas.js")).schemasCommand },
   docs: { summary: "docs build [--check]", load: async () => (await import("./commands/docs.js")).docsCommand },
   validate: { summary: "validate CONTRACT@VERSION FILE [--json]", load: async () => (await import("./commands/validate.js")).validateCommand },

@@ -3,13 +3,21 @@ import { KeelError, CompositionError } from "../../../kernel/errors.js";
 import { isStackPath } from "../../stacks/load-stack.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
 import { runScenario } from "../../scenario/run-scenario.js";
-import { summarizeReport } from "../../scenario/run-report.js";
+import { REPORT_VERSIONS, DEFAULT_REPORT_VERSION, summarizeReport, type ReportVersion } from "../../scenario/run-report.js";
 import { failsOn, parseFailOn } from "../../scenario/fail-on.js";
 import { parseCommandArgs, wantsJson } from "../args.js";
 import { EXIT_FAILED, EXIT_OK, failUsage, printJson, type CommandIO } from "../io.js";
 import { reportProblems } from "./compose.js";
 
-const USAGE = "usage: keel run SCENARIO [--stack STACK] [--plugin FILE]... [--fail-on partial|failed] [--json]";
+const USAGE = "usage: keel run SCENARIO [--stack STACK] [--plugin FILE]... [--fail-on partial|failed] [--json] [--report-version 1|2]";
+
+/** `--report-version`: the run-report version `--json` prints (default 2, model requests as deltas; 1 expands them). */
+export function parseReportVersion(value: string | undefined): ReportVersion {
+  if (value === undefined) return DEFAULT_REPORT_VERSION;
+  const version = REPORT_VERSIONS.find((v) => String(v) === value);
+  if (version === undefined) throw new KeelError("KEEL_ERR_CLI_USAGE", `--report-version must be one of ${REPORT_VERSIONS.join(", ")}, got \`${value}\`; ${USAGE}`);
+  return version;
+}
 
 /** Exit codes after SIGINT / SIGTERM cancelled the run (128 + the signal's number, as shells report). */
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -23,14 +31,15 @@ const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 export async function runCommand(args: string[], io: CommandIO): Promise<number> {
   const json = wantsJson(args);
   try {
-    const { values, positionals } = parseCommandArgs(args, { stack: { type: "string" }, plugin: { type: "string", multiple: true }, "fail-on": { type: "string" }, json: { type: "boolean" } }, USAGE);
+    const { values, positionals } = parseCommandArgs(args, { stack: { type: "string" }, plugin: { type: "string", multiple: true }, "fail-on": { type: "string" }, json: { type: "boolean" }, "report-version": { type: "string" } }, USAGE);
     const failOn = parseFailOn(values["fail-on"]);
+    const reportVersion = parseReportVersion(values["report-version"]);
     if (positionals.length !== 1) throw new KeelError("KEEL_ERR_CLI_USAGE", `expected one SCENARIO file; ${USAGE}`);
     const { scenario, baseDir } = loadScenarioFile(positionals[0]!, io.cwd);
     const cancel = cancelOnSignals();
     let report;
     try {
-      report = await runScenario(scenario, { baseDir, pluginFiles: values.plugin ?? [], signal: cancel.signal, ...(values.stack ? { stack: isStackPath(values.stack) ? resolve(io.cwd, values.stack) : values.stack } : {}) });
+      report = await runScenario(scenario, { reportVersion, baseDir, pluginFiles: values.plugin ?? [], signal: cancel.signal, ...(values.stack ? { stack: isStackPath(values.stack) ? resolve(io.cwd, values.stack) : values.stack } : {}) });
     } catch (error) {
       if (error instanceof CompositionError) return reportProblems(io, json, error);
       throw error;
