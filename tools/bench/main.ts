@@ -1,9 +1,10 @@
 import { benchCompose } from "./compose.bench.js";
 import { benchHttp } from "./http.bench.js";
 import { benchLoop } from "./loop.bench.js";
+import { benchSizes } from "./sizes.bench.js";
 
 /** `npm run bench`: every figure is a ratio against a baseline measured in the same run. */
-const suites: Record<string, () => Promise<string[]>> = { compose: benchCompose, loop: benchLoop, http: benchHttp };
+const suites: Record<string, () => Promise<string[]>> = { compose: benchCompose, loop: benchLoop, http: benchHttp, sizes: benchSizes };
 const only = process.argv.slice(2);
 for (const [name, run] of Object.entries(suites)) {
   if (only.length > 0 && !only.includes(name)) continue;
