@@ -27,6 +27,8 @@ export {
   PluginConfigMap,
 } from "./scenario/v1.js";
 export { RunReportV1, ReportMessage, ReportToolCall, ModelRequest, TurnCounts, ReportUsage, WorkspaceFile } from "./run-report/v1.js";
+export { RunReportV2, ModelRequestV2, ModelRequestDelta, CopiedMessages } from "./run-report/v2.js";
+export { upgrade as upgradeRunReportV1, project as projectRunReportV2, encodeModelRequests, expandModelRequests } from "./run-report/migrate.js";
 export {
   StreamEventV1,
   StreamEventId,

@@ -1,3 +1,4 @@
+import { project as projectRunReport, upgrade as upgradeRunReport } from "./run-report/migrate.js";
 import { project as projectStatus, upgrade as upgradeStatus } from "./status/migrate.js";
 
 /**
@@ -16,4 +17,5 @@ export interface Migration {
 /** Every registered migration; `keel contracts check` requires one for each new major version. */
 export const MIGRATIONS: readonly Migration[] = Object.freeze([
   { contract: "status", from: 1, to: 2, upgrade: upgradeStatus, project: projectStatus },
+  { contract: "run-report", from: 1, to: 2, upgrade: upgradeRunReport, project: projectRunReport },
 ]);

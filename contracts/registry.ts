@@ -10,6 +10,7 @@ import manifestV1 from "./manifest/v1.js";
 import receiptVerdictV1 from "./receipt-verdict/v1.js";
 import receiptV1 from "./receipt/v1.js";
 import runReportV1 from "./run-report/v1.js";
+import runReportV2 from "./run-report/v2.js";
 import runV1 from "./run/v1.js";
 import scenarioV1 from "./scenario/v1.js";
 import stackV1 from "./stack/v1.js";
@@ -26,6 +27,7 @@ export const contracts: readonly ContractDefinition[] = Object.freeze([
   statusV2,
   scenarioV1,
   runReportV1,
+  runReportV2,
   streamEventV1,
   journalEntryV1,
   subagentReturnV1,

@@ -37,6 +37,18 @@ export const ReducerSpec = Type.Union([
     { kind: Type.Literal("append-set"), key: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }) },
     { additionalProperties: false },
   ),
+  /**
+   * `append` keeping only the newest `keepNewest` items (a bounded log). `keepNewestOption`
+   * names an integer option of the owning plugin that replaces `keepNewest` when set.
+   */
+  Type.Object(
+    {
+      kind: Type.Literal("append"),
+      keepNewest: Type.Integer({ minimum: 1 }),
+      keepNewestOption: Type.Optional(Type.String({ pattern: "^[a-zA-Z][a-zA-Z0-9_]*$" })),
+    },
+    { additionalProperties: false },
+  ),
   Type.Object(
     {
       kind: Type.Literal("merge-by-id"),

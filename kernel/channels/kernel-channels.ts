@@ -52,4 +52,4 @@ export const KERNEL_CHANNELS: readonly KernelChannelSpec[] = [
 export const PSEUDO_CHANNELS = new Set(["model.request", "model.response", "tool.request", "tool.response"]);
 
 /** Contracts the kernel itself produces (consumers of these need no producing plugin). */
-export const KERNEL_PRODUCES = ["status@2", "stream-event@1", "journal-entry@1", "run-report@1"] as const;
+export const KERNEL_PRODUCES = ["status@2", "stream-event@1", "journal-entry@1", "run-report@1", "run-report@2"] as const;

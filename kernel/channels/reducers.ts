@@ -111,5 +111,9 @@ export function reduceChannel(reducer: ChannelReducer, current: unknown, update:
     }
     return out;
   }
+  if (reducer.kind === "append") {
+    const out = [...(base as unknown[]), ...asList(update)];
+    return out.length > reducer.keepNewest ? out.slice(out.length - reducer.keepNewest) : out;
+  }
   return mergeById(base as unknown[], update, reducer);
 }

@@ -1,6 +1,7 @@
 import { CompositionError, type CompositionProblem } from "../errors.js";
 import { KERNEL_VERSION } from "../version.js";
 import { resolveChannels } from "./channels.js";
+import { applyChannelOptions } from "./channel-options.js";
 import { checkMembers } from "./checks.js";
 import { Reachability } from "./closure.js";
 import { resolveConfigs } from "./config.js";
@@ -45,5 +46,6 @@ export function compose(stack: StackInput, options: ComposeOptions = {}): Compos
   const configs = resolveConfigs(members, listed, options.config ?? [], problems);
 
   if (problems.length > 0) throw new CompositionError(problems);
+  applyChannelOptions(channels, configs);
   return buildComposition({ stack, ordered: sorted.order.map((id) => members[id]!), configs, channels, access, edges: graph.edges });
 }

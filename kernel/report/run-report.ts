@@ -1,10 +1,15 @@
 /**
- * run-report@1 assembled from a run's result, journal, model requests and
- * events. Pure: the scenario runner (`keel run`) and the run service's runtime executor
- * both build their reports with it. The plugin sections (`receipts`, `delegations`,
- * `workspace.files`) come from the plugins' `report` hooks (plugin-sections.ts).
+ * run-report@2 (and its @1 view) assembled from a run's result, journal, model requests
+ * and events. Pure: the scenario runner (`keel run`) and the run service's runtime
+ * executor both build their reports with it. The plugin sections (`receipts`,
+ * `delegations`, `workspace.files`) come from the plugins' `report` hooks
+ * (plugin-sections.ts). @2 stores each model request as a delta against the agent's
+ * previous one (contracts/run-report/migrate.ts), so a report grows linearly in turns.
  */
-import type { JournalGap, RunReportV1 } from "../../contracts/run-report/v1.js";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { JournalGap, ModelRequest, ReportMessage, RunReportV1 } from "../../contracts/run-report/v1.js";
+import type { RunReportV2 } from "../../contracts/run-report/v2.js";
+import { encodeModelRequests, expandModelRequests } from "../../contracts/run-report/migrate.js";
 import type { Composition } from "../compose/types.js";
 import type { ChildAgentResult } from "../ports/agents.js";
 import type { RunResult } from "../loop/runtime.js";
@@ -14,8 +19,14 @@ import { SUMMARY_CALL_NAME } from "../loop/summary-call.js";
 import { pluginSections } from "./plugin-sections.js";
 import { toReportMessage } from "./report-message.js";
 
+/** run-report@1: every model request with its whole message list. */
 export type RunReport = RunReportV1;
-export type { JournalGap };
+export type { JournalGap, RunReportV2 };
+
+/** The report versions a host can serve: 2 (default, model requests as deltas) and 1 (expanded). */
+export const REPORT_VERSIONS = [1, 2] as const;
+export type ReportVersion = (typeof REPORT_VERSIONS)[number];
+export const DEFAULT_REPORT_VERSION: ReportVersion = 2;
 
 /**
  * The journal-incomplete marker: when the run store could not write every journal entry,
@@ -68,8 +79,28 @@ function usageReport(byAgent: Record<string, TokenUsage>) {
   return { ...totals, byAgent };
 }
 
-/** Assemble run-report@1 from the run's result, journal and events. */
-export function buildRunReport(input: RunReportInput): RunReport {
+/** The model requests in run-report@1's shape; one report message per distinct message object, so the delta encoder matches by identity first. */
+function reportRequests(records: readonly ModelRequestRecord[]): ModelRequest[] {
+  const converted = new WeakMap<BaseMessage, ReportMessage>();
+  const convert = (message: BaseMessage): ReportMessage => {
+    let out = converted.get(message);
+    if (out === undefined) converted.set(message, (out = toReportMessage(message)));
+    return out;
+  };
+  return records.map((r) => ({ agent: r.agent, turn: r.turn, messages: r.messages.map(convert), tools: r.tools }));
+}
+
+/**
+ * Assemble run-report@2 from the run's result, journal and events: run-report@1's fields,
+ * with `modelRequests` stored as deltas. `toReportVersion(report, 1)` gives the @1 view.
+ */
+export function buildRunReport(input: RunReportInput): RunReportV2 {
+  const v1 = buildRunReportV1({ ...input, modelRequests: [] });
+  return { ...v1, version: 2, modelRequests: encodeModelRequests(reportRequests(input.modelRequests)) };
+}
+
+/** Assemble run-report@1 (every model request whole) from the run's result, journal and events. */
+export function buildRunReportV1(input: RunReportInput): RunReport {
   const { result } = input;
   const values = result.values;
   const sections = pluginSections(input.compositions.lead, { agent: "lead", threadId: input.threadId, values });
@@ -101,7 +132,7 @@ export function buildRunReport(input: RunReportInput): RunReport {
  * and `usage.byAgent` per child path (its answered model calls in the shared journal, so a
  * child cut short still counts), with the totals recomputed.
  */
-export function withChildren(report: RunReport, journal: readonly JournalRecord[], children: ReadonlyMap<string, ChildAgentResult>, subagent: Composition): RunReport {
+export function withChildren<R extends RunReport | RunReportV2>(report: R, journal: readonly JournalRecord[], children: ReadonlyMap<string, ChildAgentResult>, subagent: Composition): R {
   const receipts = { ...report.receipts };
   const byAgent: Record<string, TokenUsage> = { ...report.usage.byAgent };
   for (const [path, child] of children) {
@@ -122,4 +153,19 @@ export function withChildren(report: RunReport, journal: readonly JournalRecord[
     { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
   );
   return { ...report, receipts, usage: { ...totals, byAgent } };
+}
+
+/**
+ * A run report (run-report@1 or @2, as stored) in the version asked for: @2 → @1 expands
+ * the model requests, @1 → @2 encodes them; anything else is returned as is. Pure, no
+ * validation (the contracts' `upgrade`/`project` validate; this is the hot path of a
+ * report route).
+ */
+export function toReportVersion(report: unknown, version: ReportVersion): unknown {
+  if (typeof report !== "object" || report === null) return report;
+  const r = report as { contract?: unknown; version?: unknown; modelRequests?: unknown };
+  if (r.contract !== "run-report" || r.version === version || !Array.isArray(r.modelRequests)) return report;
+  if (r.version === 2 && version === 1) return { ...r, version: 1, modelRequests: expandModelRequests(r.modelRequests as RunReportV2["modelRequests"]) };
+  if (r.version === 1 && version === 2) return { ...r, version: 2, modelRequests: encodeModelRequests(r.modelRequests as ModelRequest[]) };
+  return report;
 }

@@ -13,7 +13,7 @@ import type { AgentRuntime } from "../loop/runtime.js";
 import type { ChildAgentResult } from "../ports/agents.js";
 import { buildPort, portProvider } from "../ports/resolve.js";
 import { ROLLBACK_PORT, type RollbackPort } from "../ports/rollback.js";
-import { buildRunReport, withChildren, type RunReport } from "../report/run-report.js";
+import { buildRunReport, withChildren, type RunReportV2 } from "../report/run-report.js";
 import { captureCheckpointRollback, type StagedRollback } from "./checkpoint-rollback.js";
 import type { RollbackPoint, RunExecutor } from "./executor.js";
 import type { RunRecord } from "./types.js";
@@ -34,7 +34,7 @@ export interface RuntimeExecutorOptions {
    * Adjust a run's report before it is saved, e.g. add delegated children's receipts and
    * usage (tools' `withChildren`). Default: the report as built.
    */
-  finishReport?: (report: RunReport, context: { run: RunRecord; journal: readonly JournalRecord[] }) => RunReport;
+  finishReport?: (report: RunReportV2, context: { run: RunRecord; journal: readonly JournalRecord[] }) => RunReportV2;
   /** Where the `rollback` port keeps its snapshots while their run is active. Default: the OS temp directory. */
   scratchDir?: string;
   clock?: Clock;

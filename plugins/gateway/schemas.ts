@@ -73,6 +73,10 @@ export const RunListQuery = Type.Object({
 });
 export type RunListQuery = Static<typeof RunListQuery>;
 
+/** `GET …/report?version=1|2`: the run-report version (default 2, model requests as deltas; 1 expands them). */
+export const ReportQuery = Type.Object({ version: Type.Optional(Type.Enum(["1", "2"])) });
+export type ReportQuery = Static<typeof ReportQuery>;
+
 /** The SDK sends `wait=1|0`; `true|false` are accepted too. */
 const Flag = Type.Union([Type.Boolean(), Type.Enum(["0", "1", "true", "false"])]);
 export const CancelQuery = Type.Object({

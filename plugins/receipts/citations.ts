@@ -65,7 +65,7 @@ function pushOnce(list: string[], id: string): void {
  * @example
  * checkCitations("Wrote notes.md [r1 write_file].", ledger).resolved; // ["r1"]
  */
-export function checkCitations(reportText: string, ledger: readonly Receipt[]): ReceiptVerdict {
+export function checkCitations(reportText: string, ledger: readonly Pick<Receipt, "id" | "tool" | "status">[]): ReceiptVerdict {
   const byId = new Map(ledger.map((r) => [r.id, r]));
   const cited: string[] = [];
   const resolved: string[] = [];

@@ -4,9 +4,9 @@ import type { ReceiptsPort } from "../../kernel/ports/agents.js";
 import { checkCitations, renderCitationSummary } from "./citations.js";
 import { definePlugin } from "../../kernel/plugin/define-plugin.js";
 import type { HookContext, Hooks, ToolRequest } from "../../kernel/plugin/types.js";
-import { hasDelegated, insertAfterLeadingSystem, ledgerMessage, renderReceiptLedger } from "./ledger.js";
+import { DELEGATION_TOOL, hasDelegated, insertAfterLeadingSystem, ledgerMessage, renderReceiptLedger } from "./ledger.js";
 import { LEDGER_CHARS, receiptsManifest } from "./manifest.js";
-import { allReceipts, runReceipts, runStart, type ReceiptRun } from "./run-receipts.js";
+import { allReceipts, indexEntry, receiptTotal, runHasDelegated, runReceiptIndex, runReceipts, runStart, type IndexedReceipt, type ReceiptCounts, type ReceiptRun } from "./run-receipts.js";
 import { buildReceipt, isValidReceipt, receiptId, type Receipt } from "./stamp.js";
 
 interface ReceiptsOptions {
@@ -32,9 +32,11 @@ function options(ctx: HookContext): ReceiptsOptions {
  */
 function stamp(request: ToolRequest, response: ToolMessage | null, ctx: HookContext): void {
   try {
-    const n = allReceipts(request.state).length - runStart(request.state) + request.index + 1;
+    const n = receiptTotal(request.state) - runStart(request.state) + request.index + 1;
     const receipt = buildReceipt({ id: receiptId(n), toolCall: request.toolCall, response, createdAt: ctx.now() });
-    if (isValidReceipt(receipt)) ctx.update({ receipts: [receipt] });
+    if (!isValidReceipt(receipt)) return;
+    const counts: ReceiptCounts = { total: 1, [receipt.status]: 1, ...(receipt.tool === DELEGATION_TOOL ? { delegations: 1 } : {}) };
+    ctx.update({ receipts: [receipt], receiptCounts: counts, receiptIndex: [indexEntry(receipt)] });
   } catch {
     // A failure to stamp never breaks the tool call; the ledger just lacks this call.
   }
@@ -42,8 +44,14 @@ function stamp(request: ToolRequest, response: ToolMessage | null, ctx: HookCont
 
 const hooks: Hooks = {
   beforeAgent(state, ctx) {
-    const run: ReceiptRun = { runId: ctx.runId, agent: ctx.agent, start: allReceipts(state).length };
-    return { receiptRun: run };
+    const counts = state.receiptCounts as Partial<ReceiptCounts> | undefined;
+    const run: ReceiptRun = { runId: ctx.runId, agent: ctx.agent, start: receiptTotal(state), delegationsAtStart: counts?.delegations ?? 0 };
+    // A thread written before `receiptCounts` existed: count its receipts once, so ids and run starts stay right.
+    const kept = allReceipts(state);
+    if (typeof counts?.total === "number" || kept.length === 0) return { receiptRun: run };
+    const success = kept.filter((r) => r.status === "success").length;
+    const delegations = kept.filter((r) => r.tool === DELEGATION_TOOL).length;
+    return { receiptRun: { ...run, delegationsAtStart: delegations }, receiptCounts: { total: kept.length, success, error: kept.length - success, delegations } };
   },
 
   async wrapToolCall(request, next, ctx) {
@@ -63,7 +71,7 @@ const hooks: Hooks = {
     const opts = options(ctx);
     if (!opts.enabled) return next(request);
     const receipts = runReceipts(request.state);
-    const show = opts.render === "always" || hasDelegated(request.messages, receipts);
+    const show = opts.render === "always" || runHasDelegated(request.state, DELEGATION_TOOL) || hasDelegated(request.messages, []);
     const ledger = show ? renderReceiptLedger(receipts, opts.ledgerChars) : { text: "", shown: [] };
     const messages = ledger.text === "" ? request.messages : insertAfterLeadingSystem(request.messages, ledgerMessage(ledger.text));
     const response = await next({ ...request, messages });
@@ -88,15 +96,18 @@ export const receiptsPlugin = definePlugin({
     receipts: (config): ReceiptsPort => ({
       enabled: config.enabled !== false,
       shownReceipts(values, message) {
-        const receipts = runReceipts(values);
+        // Every receipt of the run, kept ones whole and older ones from the index: a citation of a receipt that fell out of state still resolves.
+        const receipts: IndexedReceipt[] = runReceiptIndex(values);
         const ids = message ? keelMeta(message).receiptIds : undefined;
-        return Array.isArray(ids) ? receipts.filter((r) => ids.includes(r.id)) : receipts;
+        if (!Array.isArray(ids)) return receipts;
+        const shown = new Set(ids);
+        return receipts.filter((r) => shown.has(r.id));
       },
-      checkCitations: (text, ledger) => checkCitations(text, ledger as Receipt[]),
+      checkCitations: (text, ledger) => checkCitations(text, ledger as IndexedReceipt[]),
       renderCitationSummary: (verdict) => renderCitationSummary(verdict),
     }),
   },
-  /** The report's `receipts[agent]`: the agent's whole `receipts` channel (every run on the thread), oldest first. */
+  /** The report's `receipts[agent]`: the receipts the agent's `receipts` channel keeps (the newest `keepInState` of the thread), oldest first. */
   report: ({ values }) => ({ receipts: (values.receipts as Record<string, unknown>[] | undefined) ?? [] }),
 });
 
@@ -104,6 +115,6 @@ export default receiptsPlugin;
 
 export { ACTION_VERBS, CITATION_PATTERN, checkCitations, hasActionClaim, parseCitations, renderCitationSummary, type ReceiptVerdict } from "./citations.js";
 export { DELEGATION_TOOL, LEDGER_HEADER, LEDGER_OMITTED, hasDelegated, insertAfterLeadingSystem, receiptLine, renderReceiptLedger, type RenderedLedger } from "./ledger.js";
-export { LEDGER_CHARS, receiptsConfigSchema, receiptsManifest } from "./manifest.js";
-export { allReceipts, runReceipts, runStart, type ReceiptRun } from "./run-receipts.js";
+export { KEEP_IN_STATE, LEDGER_CHARS, receiptsConfigSchema, receiptsManifest } from "./manifest.js";
+export { allReceipts, indexEntry, receiptTotal, runHasDelegated, runReceiptIndex, runReceipts, runStart, type IndexedReceipt, type ReceiptCounts, type ReceiptRun } from "./run-receipts.js";
 export { argsText, buildReceipt, outputText, receiptId, shortSha256, type Receipt } from "./stamp.js";

@@ -3,6 +3,9 @@ import type { Manifest } from "../../kernel/plugin/types.js";
 /** Default render budget of the ledger message, in characters (header included). */
 export const LEDGER_CHARS = 2000;
 
+/** Default number of the newest receipts `receipts` keeps in state (option `keepInState`). */
+export const KEEP_IN_STATE = 100;
+
 /** JSON Schema of the receipts options (defaults are applied when the stack is built). */
 export const receiptsConfigSchema = {
   type: "object",
@@ -25,6 +28,13 @@ export const receiptsConfigSchema = {
       default: LEDGER_CHARS,
       description: "Budget of the whole ledger message in characters; the newest receipt lines that fit are kept.",
     },
+    keepInState: {
+      type: "integer",
+      minimum: 1,
+      default: KEEP_IN_STATE,
+      description:
+        "Newest receipts `receipts` keeps in state (older ones stay citable through `receiptIndex`, and every call is in the journal). The ledger shows only kept receipts.",
+    },
   },
 } as const;
 
@@ -44,8 +54,24 @@ export const receiptRunSchema = {
     runId: { type: "string" },
     agent: { type: "string" },
     start: { type: "integer", minimum: 0 },
+    delegationsAtStart: { type: "integer", minimum: 0 },
   },
 } as const;
+
+/** Receipts stamped on the thread, by status, and `task` receipts (`sum` reducer). */
+const receiptCountsSchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    total: { type: "integer", minimum: 0 },
+    success: { type: "integer", minimum: 0 },
+    error: { type: "integer", minimum: 0 },
+    delegations: { type: "integer", minimum: 0 },
+  },
+} as const;
+
+/** `"<id> <tool>"` or `"<id> <tool> error"`: one per receipt, whatever the call's size. */
+const receiptIndexSchema = { type: "array", items: { type: "string", pattern: "^r\\d+ [^ ]+(?: error)?$" } } as const;
 
 export const receiptsManifest: Manifest = {
   name: "receipts",
@@ -57,25 +83,37 @@ export const receiptsManifest: Manifest = {
   channels: {
     receipts: {
       schema: { type: "array", items: receiptSchema },
-      reducer: "append",
+      reducer: { kind: "append", keepNewest: KEEP_IN_STATE, keepNewestOption: "keepInState" },
       contract: "receipt@1",
       runtimeOwned: true,
-      description: "Every tool call's receipt@1, oldest first; this agent run's receipts start at `receiptRun.start`.",
+      description: "The newest `keepInState` tool-call receipts (receipt@1), oldest first.",
+    },
+    receiptCounts: {
+      schema: receiptCountsSchema,
+      reducer: "sum",
+      runtimeOwned: true,
+      description: "`{ total, success, error, delegations }`: receipts stamped on the thread, by status, and `task` receipts.",
+    },
+    receiptIndex: {
+      schema: receiptIndexSchema,
+      reducer: "append",
+      runtimeOwned: true,
+      description: "One `\"<id> <tool>[ error]\"` entry per receipt of the thread, oldest first: what a citation check needs of receipts no longer kept.",
     },
     receiptRun: {
       schema: receiptRunSchema,
       reducer: "replace",
       runtimeOwned: true,
-      description: "`{ runId, agent, start }`: the index in `receipts` where the current agent run's receipts begin (ids restart at r1 per run).",
+      description: "`{ runId, agent, start, delegationsAtStart }`: the thread's receipt count when the current agent run began (ids restart at r1 per run).",
     },
   },
   contracts: { produces: ["receipt@1", "receipt-verdict@1"] },
   // The citation check of a finished child's report, for the subagents plugin (kernel/ports/agents.ts).
   provides: ["receipts"],
   hooks: {
-    beforeAgent: { observes: ["receipts"], mutates: ["receiptRun"] },
-    wrapToolCall: { observes: ["tool.request", "tool.response", "receiptRun"], mutates: ["receipts"] },
-    wrapModelCall: { observes: ["receipts", "receiptRun"], mutates: ["model.request", "model.response"] },
+    beforeAgent: { observes: ["receipts", "receiptCounts"], mutates: ["receiptRun", "receiptCounts"] },
+    wrapToolCall: { observes: ["tool.request", "tool.response", "receiptRun", "receiptCounts"], mutates: ["receipts", "receiptCounts", "receiptIndex"] },
+    wrapModelCall: { observes: ["receipts", "receiptRun", "receiptCounts"], mutates: ["model.request", "model.response"] },
   },
   config: receiptsConfigSchema as unknown as Record<string, unknown>,
 };

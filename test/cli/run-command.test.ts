@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { project } from "../../contracts/upgrade.js";
 import { validate } from "../../contracts/registry.js";
 import { main } from "../../tools/cli/main.js";
 import { fakeIO } from "./fake-io.js";
@@ -27,9 +28,9 @@ const base = {
 };
 
 describe("keel run", () => {
-  it("prints run-report@1 with --json (exit 0) and it validates", async () => {
+  it("prints run-report@1 with --json --report-version 1 (exit 0) and it validates", async () => {
     const io = fakeIO();
-    expect(await main(["run", scenarioFile(base), "--json"], io)).toBe(0);
+    expect(await main(["run", scenarioFile(base), "--json", "--report-version", "1"], io)).toBe(0);
     const report = JSON.parse(io.stdout());
     expect(validate("run-report@1", report)).toEqual({ valid: true, errors: [] });
     expect(report.outcome).toMatchObject({ status: "succeeded", text: "Wrote notes.md [r1 write_file]." });
@@ -43,6 +44,25 @@ describe("keel run", () => {
     expect(report.events[0].event).toBe("metadata");
     expect(report.events.at(-1).event).toBe("end");
     expect(report.composition.lead).toContain("workspace");
+  });
+
+  it("prints run-report@2 by default: the second request is a delta that projects back to the @1 report", async () => {
+    const v2io = fakeIO();
+    const v1io = fakeIO();
+    expect(await main(["run", scenarioFile(base), "--json"], v2io)).toBe(0);
+    expect(await main(["run", scenarioFile(base), "--json", "--report-version", "1"], v1io)).toBe(0);
+    const v2 = JSON.parse(v2io.stdout());
+    expect(validate("run-report@2", v2)).toEqual({ valid: true, errors: [] });
+    expect(v2.modelRequests[1]).toMatchObject({ agent: "lead", turn: 2, base: 0, parts: [{ copy: [0, 2] }, { role: "assistant" }, { role: "tool" }] });
+    expect(project("run-report@2", v2, 1)).toEqual(JSON.parse(v1io.stdout()));
+  });
+
+  it("refuses another --report-version, naming the allowed values (exit 2)", async () => {
+    const io = fakeIO();
+    expect(await main(["run", scenarioFile(base), "--json", "--report-version", "3"], io)).toBe(2);
+    const error = JSON.parse(io.stdout()).error ?? JSON.parse(io.stdout());
+    expect(JSON.stringify(error)).toContain("KEEL_ERR_CLI_USAGE");
+    expect(JSON.stringify(error)).toContain("--report-version must be one of 1, 2");
   });
 
   it("is deterministic apart from durations", async () => {
@@ -106,7 +126,7 @@ describe("keel run --fail-on", () => {
     expect(await main(["run", scenarioFile(capped), "--fail-on", "partial", "--json"], io)).toBe(1);
     const report = JSON.parse(io.stdout());
     expect(report.outcome).toMatchObject({ status: "partial", primaryStopReason: "turn_capped" });
-    expect(validate("run-report@1", report).valid).toBe(true);
+    expect(validate("run-report@2", report).valid).toBe(true);
   });
 
   it("exits 0 when the outcome is better than the level, and without --fail-on whatever the outcome", async () => {

@@ -117,6 +117,21 @@ export const validRunReport = {
   composition: { lead: ["sanitize", "loop-detection"], subagent: ["sanitize"] },
 };
 
+/** The same report as run-report@2: a second lead request stored against the first. */
+export const validRunReportV2 = {
+  ...validRunReport,
+  version: 2,
+  modelRequests: [
+    ...validRunReport.modelRequests,
+    {
+      agent: "lead",
+      turn: 2,
+      base: 0,
+      parts: [{ copy: [0, 2] }, { role: "assistant", content: "", hidden: false, toolCalls: [{ id: "t1", name: "task", args: { description: "tides" } }] }],
+    },
+  ],
+};
+
 export const validManifest = {
   name: "loop-detection",
   version: "1.0.0",

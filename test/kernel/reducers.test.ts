@@ -18,6 +18,16 @@ describe("channel reducers", () => {
     expect(reduceChannel("append-set", [{ b: 1, a: 2 }], [{ a: 2, b: 1 }, { a: 3 }])).toEqual([{ b: 1, a: 2 }, { a: 3 }]);
   });
 
+  it("a bounded append keeps the newest keepNewest items, in order, and does not commute", () => {
+    const spec = { kind: "append" as const, keepNewest: 3 };
+    let value = reduceChannel(spec, undefined, [1, 2]);
+    expect(value).toEqual([1, 2]);
+    value = reduceChannel(spec, value, [3, 4]);
+    expect(value).toEqual([2, 3, 4]);
+    expect(reduceChannel(spec, value, 5)).toEqual([3, 4, 5]);
+    expect(isCommutativeReducer(spec)).toBe(false);
+  });
+
   it("merge-by-id upserts in place, never downgrades a terminal status, keeps the newest N", () => {
     const spec = { kind: "merge-by-id" as const, key: "id", guard: "no-terminal-downgrade" as const, keepNewest: 2 };
     let value = reduceChannel(spec, [], [{ id: "a", status: "in_progress" }, { id: "b", status: "in_progress" }]);

@@ -51,7 +51,7 @@ const reportOf = (composition: Composition, values: Record<string, unknown>) =>
   buildRunReport({ scenario: "s", threadId: "t-1", runId: "r-1", result: result(values), events: [], journal: [], modelRequests: [], compositions: { lead: composition } });
 
 describe("the report hook", () => {
-  it("a plugin's `report` builds its sections of run-report@1 from the agent's values and its options", () => {
+  it("a plugin's `report` builds its sections of the run report from the agent's values and its options", () => {
     seen.length = 0;
     const composition = compose({ name: "lead", plugins: [{ plugin: tickets, config: { tag: "X" } }] });
     const report = reportOf(composition, { ticketLedger: [{ id: "1" }, { id: "2" }] });
@@ -59,7 +59,7 @@ describe("the report hook", () => {
     expect(report.delegations).toEqual([{ id: "d1", from: "tickets" }]);
     expect(report.workspace).toEqual({ files: { "tickets.md": { bytes: 2, sha256: SHA } } });
     expect(seen.map((c) => [c.agent, c.threadId, c.config.tag])).toEqual([["lead", "t-1", "X"]]);
-    expect(validate("run-report@1", report).errors ?? []).toEqual([]);
+    expect(validate("run-report@2", report).errors ?? []).toEqual([]);
   });
 
   it("contributions are merged in composed order", () => {

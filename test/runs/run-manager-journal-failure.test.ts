@@ -97,7 +97,7 @@ describe("journal persistence is non-fatal", () => {
 
     // The report says what the store's journal lacks.
     const report = (await inner.getReport(done.runId)) as Record<string, unknown>;
-    expect(validate("run-report@1", report).errors ?? []).toEqual([]);
+    expect(validate("run-report@2", report).errors ?? []).toEqual([]);
     const stored = await inner.readJournal(done.runId);
     const failedBatches = calls.filter((c) => c.failed).length;
     expect(report.journalIncomplete).toBe(true);

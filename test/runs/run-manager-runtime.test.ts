@@ -66,7 +66,7 @@ describe("RunManager over a real kernel runtime", () => {
     expect(done.epoch).toBeGreaterThan(0);
   });
 
-  it("runs a LangGraph-style input to a succeeded run with a valid run-report@1", async () => {
+  it("runs a LangGraph-style input to a succeeded run with a valid run-report@2 (the version the kernel writes)", async () => {
     const { manager, store, bridge, texts } = await serve({ script: { turns: [{ content: "Hello, Alice." }] } });
     const done = await manager.wait("t1", { assistantId: "lead", input: { messages: [{ role: "user", content: "Hi, I am Alice" }] } }, { user: "alice" });
 
@@ -80,7 +80,7 @@ describe("RunManager over a real kernel runtime", () => {
     expect(events.at(-1)!.event).toBe("end");
 
     const report = (await store.getReport(done.runId)) as Record<string, unknown>;
-    const check = validate("run-report@1", report);
+    const check = validate("run-report@2", report);
     expect(check.errors ?? []).toEqual([]);
     expect(report).toMatchObject({ scenario: "lead", threadId: "t1", runId: done.runId, outcome: done.outcome, turns: { lead: 1, total: 1 } });
     expect((report.events as unknown[]).length).toBe(events.length - 1);

@@ -40,8 +40,12 @@ describe("runtime-owned channels", () => {
       "bash_runs",
       "delegations",
       "leases",
+      "receiptCounts",
+      "receiptIndex",
       "receiptRun",
       "receiptVerdict",
+      "receipt_counts",
+      "receipt_index",
       "receipt_run",
       "receipt_verdict",
       "receipts",
@@ -115,7 +119,19 @@ describe("runtime-owned channels", () => {
         maxTurns: 10,
       });
       // The lead's own (workspace, ticket-ledger) and its built-in subagent stack's.
-      expect(executor.runtimeOwnedKeys).toEqual(["bashRuns", "bash_runs", "receiptRun", "receipt_run", "receipts", "ticketLog", "ticket_log"]);
+      expect(executor.runtimeOwnedKeys).toEqual([
+        "bashRuns",
+        "bash_runs",
+        "receiptCounts",
+        "receiptIndex",
+        "receiptRun",
+        "receipt_counts",
+        "receipt_index",
+        "receipt_run",
+        "receipts",
+        "ticketLog",
+        "ticket_log",
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

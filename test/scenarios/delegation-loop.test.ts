@@ -14,7 +14,7 @@ const SCENARIO = "test/scenarios/delegation-loop-incident.json";
 
 async function keelRun(file: string): Promise<RunReport> {
   const io = fakeIO();
-  expect(await main(["run", file, "--json"], io)).toBe(0);
+  expect(await main(["run", file, "--json", "--report-version", "1"], io)).toBe(0);
   return JSON.parse(io.stdout()) as RunReport;
 }
 

@@ -3,6 +3,7 @@ import { benchCheckpoint } from "./checkpoint.bench.js";
 import { benchCompose } from "./compose.bench.js";
 import { benchHttp } from "./http.bench.js";
 import { benchLoop } from "./loop.bench.js";
+import { benchSizes } from "./sizes.bench.js";
 import { benchStream } from "./stream.bench.js";
 
 /** `npm run bench`: every figure is a ratio against a baseline measured in the same run. */
@@ -13,6 +14,7 @@ const suites: Record<string, () => Promise<string[]>> = {
   admission: benchAdmission,
   stream: benchStream,
   checkpoint: () => benchCheckpoint(),
+  sizes: benchSizes,
 };
 const only = process.argv.slice(2);
 for (const [name, run] of Object.entries(suites)) {

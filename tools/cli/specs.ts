@@ -34,17 +34,18 @@ const OTLP_FLAG = {
 
 export const RUN_SPEC = {
   name: "run",
-  usage: "usage: keel run SCENARIO [--stack STACK] [--plugin FILE]... [--fail-on partial|failed] [--workspaces DIR] [--otlp-endpoint URL] [--json]",
+  usage: "usage: keel run SCENARIO [--stack STACK] [--plugin FILE]... [--fail-on partial|failed] [--workspaces DIR] [--otlp-endpoint URL] [--json] [--report-version 1|2]",
   summary: "Run a scenario@1 file with its scripted models and print the run report. SIGINT/SIGTERM cancel the run: the cancelled report is printed, then exit 130/143.",
   flags: {
     stack: { value: "STACK", default: "the scenario's stack", description: "compose this stack instead: a built-in name or a stack@1 file" },
     plugin: PLUGIN_FLAG,
     "fail-on": { value: "LEVEL", allowed: FAIL_ON_LEVELS, description: "exit 1 when the outcome is at least this bad (succeeded < partial < failed = cancelled = timed_out); the report is still printed" },
     "otlp-endpoint": OTLP_FLAG,
+    "report-version": { value: "N", allowed: ["1", "2"], default: "2", description: "the run-report version --json prints (2: model requests as deltas against the agent's previous request; 1: every request whole)" },
     workspaces: { value: "DIR", default: "the OS temporary directory", description: "the directory the run's temporary workspace is made in (created if missing; the workspace is removed after the run)" },
     json: JSON_FLAG,
   },
-  output: ["text: a summary of the report", "--json: the run report (run-report@1)", '--json, exit 1 for a stack that does not compose: { "ok": false, "problems": [...] } as in `keel compose`'],
+  output: ["text: a summary of the report", "--json: the run report (run-report@2; run-report@1 with --report-version 1)", '--json, exit 1 for a stack that does not compose: { "ok": false, "problems": [...] } as in `keel compose`'],
   exitCodes: [
     [0, "the run finished, whatever its outcome (the outcome is in the report)"],
     [1, "the stack does not compose, or the outcome is at least as bad as --fail-on"],

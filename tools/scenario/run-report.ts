@@ -1,10 +1,22 @@
-import type { RunReport } from "../../kernel/report/run-report.js";
+import type { RunReport, RunReportV2 } from "../../kernel/report/run-report.js";
 
 // The report builder lives in the kernel (the run service builds reports too); re-exported here so existing imports keep working.
-export { buildRunReport, turnsByAgent, withChildren, type RunReport, type RunReportInput } from "../../kernel/report/run-report.js";
+export {
+  buildRunReport,
+  buildRunReportV1,
+  turnsByAgent,
+  withChildren,
+  toReportVersion,
+  REPORT_VERSIONS,
+  DEFAULT_REPORT_VERSION,
+  type ReportVersion,
+  type RunReport,
+  type RunReportV2,
+  type RunReportInput,
+} from "../../kernel/report/run-report.js";
 
 /** The text summary `keel run` prints without `--json`. */
-export function summarizeReport(report: RunReport): string {
+export function summarizeReport(report: RunReport | RunReportV2): string {
   const o = report.outcome;
   const turns = Object.entries(report.turns)
     .filter(([k]) => k !== "total")

@@ -17,7 +17,7 @@ import { ScriptedChatModel } from "../testing/scripted-model.js";
 import { seedWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
 import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
 import { composeSubagentStack } from "../stacks/subagent-stack.js";
-import { buildRunReport, withChildren, type RunReport } from "./run-report.js";
+import { buildRunReport, buildRunReportV1, withChildren, type ReportVersion, type RunReport, type RunReportV2 } from "./run-report.js";
 
 /** Scenarios run on a fixed clock with seeded ids, so two runs give the same report apart from durations. */
 export const SCENARIO_CLOCK_START = Date.parse("2026-01-01T00:00:00.000Z");
@@ -38,13 +38,19 @@ export interface RunScenarioOptions {
   signal?: AbortSignal;
   /** Told of the run, its children and every model and tool call (`keel run --otlp-endpoint`: tracing). */
   observer?: RunObserver;
+  /** The report version returned: 1 (default, every model request whole) or 2 (model requests as deltas; what `keel run --json` prints). */
+  reportVersion?: ReportVersion;
 }
 
 /**
  * Run a scenario@1 with its scripted models through the real stack, and return its
- * run-report@1. Throws `CompositionError` when the stack does not compose.
+ * run-report@1 (or @2 with `reportVersion: 2`). Throws `CompositionError` when the stack
+ * does not compose.
  */
-export async function runScenario(scenario: ScenarioV1, options: RunScenarioOptions = {}): Promise<RunReport> {
+export async function runScenario(scenario: ScenarioV1, options: RunScenarioOptions & { reportVersion: 2 }): Promise<RunReportV2>;
+export async function runScenario(scenario: ScenarioV1, options?: RunScenarioOptions & { reportVersion?: 1 }): Promise<RunReport>;
+export async function runScenario(scenario: ScenarioV1, options?: RunScenarioOptions): Promise<RunReport | RunReportV2>;
+export async function runScenario(scenario: ScenarioV1, options: RunScenarioOptions = {}): Promise<RunReport | RunReportV2> {
   const baseDir = options.baseDir ?? process.cwd();
   const lead = await loadStack(options.stack ?? (scenario.stack as string | StackV1), {
     pluginFiles: options.pluginFiles ?? [],
@@ -96,17 +102,9 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
     const result = await runtime.run({ threadId, runId, input: scenario.input, scope, ...(options.signal ? { signal: options.signal } : {}) });
     scope.emit("end", null);
 
-    const report = buildRunReport({
-      scenario: scenario.name,
-      threadId,
-      runId,
-      result,
-      events,
-      journal,
-      modelRequests,
-      compositions: { lead: leadComposition, subagent: subComposition },
-    });
-    return withChildren(report, journal, children, subComposition);
+    const input = { scenario: scenario.name, threadId, runId, result, events, journal, modelRequests, compositions: { lead: leadComposition, subagent: subComposition } };
+    const report = options.reportVersion === 2 ? buildRunReport(input) : buildRunReportV1(input);
+    return withChildren<RunReport | RunReportV2>(report, journal, children, subComposition);
   } finally {
     clearInterval(keepAlive);
     if (!options.keepWorkspace) rmSync(root, { recursive: true, force: true });

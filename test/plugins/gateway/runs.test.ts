@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { project, upgrade } from "../../../contracts/upgrade.js";
+import { validRunReport, validRunReportV2 } from "../../contracts/fixtures.js";
 import { ALICE, BOB, createThread, startHarness, until, type Harness } from "./harness.js";
 
 describe("run routes", () => {
@@ -204,6 +206,31 @@ describe("run routes", () => {
     expect(entries.length).toBeGreaterThan(0);
     expect(entries.every((e) => e.runId === run.run_id)).toBe(true);
     expect(entries.some((e) => e.kind === "model_call")).toBe(true);
+  });
+
+  it("serves run-report@2 by default and @1 with ?version=1, whichever version the store holds; another version is a 400 naming 1 and 2", async () => {
+    const threadId = await createThread(h.app);
+    const run = (await post(`/threads/${threadId}/runs`, { assistant_id: "lead", input: { events: 0 } })).json();
+    await get(`/threads/${threadId}/runs/${run.run_id}/join`);
+    const url = `/threads/${threadId}/runs/${run.run_id}/report`;
+    const v2 = { ...validRunReportV2, runId: run.run_id, threadId };
+    await h.store.saveReport(run.run_id, v2);
+    expect((await get(url)).json()).toEqual(v2);
+    expect((await get(`${url}?version=2`)).json()).toEqual(v2);
+    const v1 = (await get(`${url}?version=1`)).json();
+    expect(v1).toEqual(project("run-report@2", v2, 1));
+    expect(v1.version).toBe(1);
+    expect(v1.modelRequests[1].messages.map((m: { role: string }) => m.role)).toEqual(["system", "user", "assistant"]);
+
+    const stored1 = { ...validRunReport, runId: run.run_id, threadId };
+    await h.store.saveReport(run.run_id, stored1);
+    expect((await get(url)).json()).toEqual(upgrade("run-report@1", stored1));
+    expect((await get(`${url}?version=1`)).json()).toEqual(stored1);
+
+    const bad = await get(`${url}?version=3`);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toBe("KEEL_ERR_HTTP_INVALID_BODY");
+    expect(bad.json().message).toContain('(one of "1", "2")');
   });
 
   it("nothing a client sends crashes the server", async () => {

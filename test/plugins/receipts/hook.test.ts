@@ -115,7 +115,9 @@ describe("receipts: stamping in wrapToolCall", () => {
     await run("run-1");
     const second = await run("run-2", "again");
     expect(receiptsOf(second.values).map((r) => `${r.id}:${r.toolCallId}`)).toEqual(["r1:a1", "r2:a2", "r1:b1"]);
-    expect(second.values.receiptRun).toEqual({ runId: "run-2", agent: "lead", start: 2 });
+    expect(second.values.receiptRun).toEqual({ runId: "run-2", agent: "lead", start: 2, delegationsAtStart: 0 });
+    expect(second.values.receiptCounts).toEqual({ total: 3, success: 2, error: 1 });
+    expect(second.values.receiptIndex).toEqual(["r1 echo", "r2 echo", "r1 fail error"]);
     const lastLedger = ledgerOf(requests.at(-1)!.messages)!;
     expect(lastLedger.split("\n").slice(3)).toEqual([expect.stringMatching(/^- \[r1\] fail status=error /)]);
     expect(aiReceiptIds(second.messages)).toEqual([[], ["r1", "r2"], [], ["r1"]]);
@@ -223,7 +225,7 @@ describe("receipts: a failure to stamp never breaks the tool call", () => {
     const boom = new Error("inner failure");
     const ctx = context(updates, () => "2026-01-01T00:00:00.000Z");
     await expect(receiptsPlugin.hooks.wrapToolCall!(request, async () => Promise.reject(boom), ctx)).rejects.toBe(boom);
-    expect(updates).toEqual([{ receipts: [expect.objectContaining({ id: "r1", status: "error", bytes: 0 })] }]);
+    expect(updates).toEqual([{ receipts: [expect.objectContaining({ id: "r1", status: "error", bytes: 0 })], receiptCounts: { total: 1, error: 1 }, receiptIndex: ["r1 echo error"] }]);
   });
 });
 
@@ -231,6 +233,6 @@ describe("receipts manifest", () => {
   it("declares the receipts channel under the receipt@1 contract (writes validated fail-closed)", () => {
     const composition = compose({ name: "t", plugins: [receiptsPlugin] });
     expect(composition.channels.get("receipts")?.contract).toBe("receipt@1");
-    expect(composition.channels.get("receipts")?.reducer).toBe("append");
+    expect(composition.channels.get("receipts")?.reducer).toEqual({ kind: "append", keepNewest: 100, keepNewestOption: "keepInState" });
   });
 });

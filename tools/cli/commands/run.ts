@@ -3,7 +3,7 @@ import { KeelError, CompositionError } from "../../../kernel/errors.js";
 import { isStackPath } from "../../stacks/load-stack.js";
 import { loadScenarioFile } from "../../scenario/load-scenario.js";
 import { runScenario } from "../../scenario/run-scenario.js";
-import { summarizeReport } from "../../scenario/run-report.js";
+import { REPORT_VERSIONS, DEFAULT_REPORT_VERSION, summarizeReport, type ReportVersion } from "../../scenario/run-report.js";
 import { failsOn, parseFailOn } from "../../scenario/fail-on.js";
 import { parseSpecArgs, wantsJson } from "../args.js";
 import { helpRequested, renderHelp } from "../command-spec.js";
@@ -13,6 +13,14 @@ import { reportProblems } from "./compose.js";
 import { startHostTracing } from "../../../plugins/tracing/host-tracing.js";
 
 const USAGE = RUN_SPEC.usage;
+
+/** `--report-version`: the run-report version `--json` prints (default 2, model requests as deltas; 1 expands them). */
+export function parseReportVersion(value: string | undefined): ReportVersion {
+  if (value === undefined) return DEFAULT_REPORT_VERSION;
+  const version = REPORT_VERSIONS.find((v) => String(v) === value);
+  if (version === undefined) throw new KeelError("KEEL_ERR_CLI_USAGE", `--report-version must be one of ${REPORT_VERSIONS.join(", ")}, got \`${value}\`; ${USAGE}`);
+  return version;
+}
 
 /** Exit codes after SIGINT / SIGTERM cancelled the run (128 + the signal's number, as shells report). */
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -29,6 +37,7 @@ export async function runCommand(args: string[], io: CommandIO): Promise<number>
   try {
     const { values, positionals } = parseSpecArgs(args, RUN_SPEC);
     const failOn = parseFailOn(values["fail-on"]);
+    const reportVersion = parseReportVersion(values["report-version"]);
     if (positionals.length !== 1) throw new KeelError("KEEL_ERR_CLI_USAGE", `expected one SCENARIO file; ${USAGE}`);
     const { scenario, baseDir } = loadScenarioFile(positionals[0]!, io.cwd);
     // `--otlp-endpoint` (or OTEL_EXPORTER_OTLP_ENDPOINT): the run's spans, flushed before the report is printed.
@@ -37,6 +46,7 @@ export async function runCommand(args: string[], io: CommandIO): Promise<number>
     let report;
     try {
       report = await runScenario(scenario, {
+        reportVersion,
         baseDir,
         pluginFiles: values.plugin ?? [],
         signal: cancel.signal,
