@@ -31,7 +31,12 @@ export interface AgentRuntimeOptions {
   model: BaseChatModel;
   /** Tools in addition to those the stack's plugins supply. */
   tools?: readonly KeelTool[];
-  checkpointer?: BaseCheckpointSaver;
+  /**
+   * Where the thread's state persists between steps and runs (default: a new `MemorySaver`).
+   * `false` runs without a checkpointer: every run starts a new thread, `getState` returns `{}`,
+   * and the run's result comes from the graph's last state (for one-shot runs and benchmarks).
+   */
+  checkpointer?: BaseCheckpointSaver | false;
   /** Turn budget; the `maxTurns`-th model call is the forced final one (default 150). */
   maxTurns?: number;
   /** Tools never stripped by a stop request and the only ones bound on a forced call (a child's `return_result`). */
@@ -109,7 +114,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
   const tools = collectTools(composition, options.tools ?? []);
   const port = portLookup(composition, options.ports ?? {});
   const runs = new Map<string, RunDeps>();
-  const checkpointer = options.checkpointer ?? new MemorySaver();
+  const checkpointer = options.checkpointer === false ? undefined : (options.checkpointer ?? new MemorySaver());
   const clock = options.clock ?? systemClock;
   const enforce = options.enforcement !== false;
   warnOnModelRetries(options.model);
@@ -157,9 +162,10 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     .addEdge(START, "agent" as never)
     .addConditionalEdges("agent" as never, route as never, ["agent", "tools", END] as never)
     .addConditionalEdges("tools" as never, route as never, ["agent", END] as never)
-    .compile({ checkpointer });
+    .compile(checkpointer ? { checkpointer } : {});
 
   const getState = async (threadId: string) => {
+    if (!checkpointer) return {};
     const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
     return (snapshot.values ?? {}) as Record<string, unknown>;
   };
@@ -204,15 +210,18 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     if (!opts.scope) scope.emit("metadata", { run_id: opts.runId, thread_id: opts.threadId, attempt: 1 });
     scope.journal({ agent, turn: 0, kind: "lifecycle", name: "start", status: "running", durationMs: 0 });
     let cancelled = false;
+    // Without a checkpointer the state after the last step is the result (kept as the graph streams it).
+    let last: Record<string, unknown> = {};
     try {
-      await graph.invoke(input as never, config);
+      if (checkpointer) await graph.invoke(input as never, config);
+      else for await (const chunk of await graph.stream(input as never, { ...config, streamMode: "values" })) last = chunk as Record<string, unknown>;
     } catch (error) {
       if (!signal.aborted) throw error;
       cancelled = true;
     } finally {
       runs.delete(runKey);
     }
-    const values = await getState(checkpointThread);
+    const values = checkpointer ? await getState(checkpointThread) : last;
     const loop = values[LOOP_KEY] as LoopState | null;
     const usage = ((values.usage as Record<string, TokenUsage> | undefined) ?? {})[agent] ?? ZERO_USAGE;
     const messages = (values.messages as BaseMessage[] | undefined) ?? [];
