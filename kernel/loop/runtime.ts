@@ -1,7 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { buildPort } from "../ports/resolve.js";
 import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
-import { Annotation, END, MemorySaver, Overwrite, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { Annotation, Command, END, MemorySaver, Overwrite, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { initialValue, reduceChannel } from "../channels/reducers.js";
 import { PSEUDO_CHANNELS } from "../channels/kernel-channels.js";
 import type { Composition } from "../compose/types.js";
@@ -150,18 +150,13 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     }
     // LangGraph's `updates` shape: keyed by the node that ran.
     deps.scope.emit("updates", { [name]: { agent: deps.agent, turn: loop.turn, route: loop.route } });
-    return { ...local.changes(), [LOOP_KEY]: loop };
-  };
-  const route = (state: Record<string, unknown>) => {
-    const next = (state[LOOP_KEY] as LoopState).route;
-    return next === "end" ? END : next;
+    // The node routes itself (a Command): a conditional edge would read, and so re-reduce, the whole state after every step.
+    return new Command({ update: { ...local.changes(), [LOOP_KEY]: loop }, goto: loop.route === "end" ? END : loop.route });
   };
   const graph = new StateGraph(State)
-    .addNode("agent", node("agent", agentStep) as never)
-    .addNode("tools", node("tools", toolsStep) as never)
+    .addNode("agent", node("agent", agentStep) as never, { ends: ["agent", "tools", END] } as never)
+    .addNode("tools", node("tools", toolsStep) as never, { ends: ["agent", END] } as never)
     .addEdge(START, "agent" as never)
-    .addConditionalEdges("agent" as never, route as never, ["agent", "tools", END] as never)
-    .addConditionalEdges("tools" as never, route as never, ["agent", END] as never)
     .compile(checkpointer ? { checkpointer } : {});
 
   const getState = async (threadId: string) => {
