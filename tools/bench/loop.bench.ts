@@ -23,7 +23,7 @@ import { bareLoop, benchScript, NOOP_TOOL_SCHEMA } from "./bare-loop.js";
 const DEFAULT_SIZES = [50, 200, 400, 1000, 2000] as const;
 const REPEATS: Record<number, number> = { 50: 7, 200: 5, 400: 5, 1000: 3, 2000: 3 };
 const PLUGINS = 15;
-const CREATE_AGENT_MAX_N = 400;
+const CREATE_AGENT_MAX_N = 200;
 
 const noopKeelTool: KeelTool = { name: "noop", description: "does nothing", schema: NOOP_TOOL_SCHEMA as never, invoke: () => "ok" };
 const toolsPlugin = definePlugin({
@@ -52,7 +52,7 @@ function noopPlugin(i: number, reading = false): Plugin {
 }
 
 type Variant = (turns: number) => Promise<void>;
-/** Name, run, and the largest N it runs at (createAgent costs ~30 ms of CPU a turn: N ≤ 400 keeps the suite short). */
+/** Name, run, and the largest N it runs at (createAgent costs ~40 ms of CPU a turn: N ≤ 200 keeps the suite short). */
 type BenchVariant = readonly [string, Variant, number?];
 
 function runKeel(composition: Composition, options: { enforcement?: boolean; tools?: KeelTool[]; ports?: Record<string, unknown> } = {}): Variant {
