@@ -4,6 +4,7 @@ import type { ChannelReducer } from "../compose/types.js";
 import { canonicalJson } from "../hashing.js";
 import { isRecord } from "../../contracts/plain-object.js";
 import { KeelError } from "../errors.js";
+import { appendFresh } from "./message-index.js";
 
 const NON_TERMINAL = new Set(["pending", "in_progress", "running", "queued"]);
 
@@ -95,7 +96,8 @@ function isTerminal(status: unknown): boolean {
 export function reduceChannel(reducer: ChannelReducer, current: unknown, update: unknown): unknown {
   const base = current === undefined ? initialValue(reducer) : current;
   if (reducer === "replace") return update;
-  if (reducer === "messages") return messagesStateReducer(base as BaseMessage[], update as BaseMessage[]);
+  // The common step only appends new messages: that fast path gives what LangGraph's reducer gives, without rebuilding the history.
+  if (reducer === "messages") return appendFresh(base as BaseMessage[], update) ?? messagesStateReducer(base as BaseMessage[], update as BaseMessage[]);
   if (reducer === "append") return [...(base as unknown[]), ...asList(update)];
   if (reducer === "sum") return sumValues(base, update);
   if (reducer === "append-set" || reducer.kind === "append-set") {

@@ -1,5 +1,6 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChannelUpdate } from "../plugin/types.js";
+import { freezeListOfFrozen, freezeWritten } from "./enforcement.js";
 import { finishRun } from "./finish.js";
 import type { LoopState, RunDeps } from "./loop-state.js";
 import { setKeelMeta } from "./message-meta.js";
@@ -42,7 +43,10 @@ export async function agentStep(deps: RunDeps, loop: LoopState, local: WorkingCh
   const forced = loop.forced;
   const bound = forced ? tools.filter((t) => deps.protectedTools.has(t.name)) : tools;
   const messages = local.get<BaseMessage[]>("messages") ?? [];
-  const request = { messages: forced ? [...messages, forcedInstruction(forced, bound.map((t) => t.name))] : [...messages], tools: bound, state: {}, forced: forced !== null };
+  const list = forced ? [...messages, forcedInstruction(forced, bound.map((t) => t.name))] : [...messages];
+  // The thread's messages are frozen already (when written): the request's list is not walked message by message.
+  if (local.enforce && forced) freezeWritten(list.at(-1));
+  const request = { messages: local.enforce ? freezeListOfFrozen(list) : list, tools: bound, state: {}, forced: forced !== null };
 
   const updates: Array<[string, ChannelUpdate]> = [];
   let response = await deps.hooks.modelOnion(modelInvoker(deps, turn), local, turn, updates)(request);

@@ -28,6 +28,15 @@ export function freezeWritten<T>(value: T): T {
   return value;
 }
 
+/**
+ * Freeze a new list whose items are all frozen already (a copy of a channel's history, whose
+ * messages were frozen when written): the list is not walked again when handed on.
+ */
+export function freezeListOfFrozen<T extends readonly unknown[]>(list: T): T {
+  frozen.add(list);
+  return Object.freeze(list);
+}
+
 const targets = new WeakMap<object, object>();
 /** One guard per (value, plugin, hook): a hook sees the same object for the same value (identity checks keep working). */
 const guards = new WeakMap<object, Map<string, object>>();

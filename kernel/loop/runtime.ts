@@ -1,7 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { buildPort } from "../ports/resolve.js";
 import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
-import { Annotation, END, MemorySaver, Overwrite, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { Annotation, Command, END, MemorySaver, Overwrite, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { initialValue, reduceChannel } from "../channels/reducers.js";
 import { PSEUDO_CHANNELS } from "../channels/kernel-channels.js";
 import type { Composition } from "../compose/types.js";
@@ -34,7 +34,12 @@ export interface AgentRuntimeOptions {
   model: BaseChatModel;
   /** Tools in addition to those the stack's plugins supply: Keel tools, or LangChain tools as they are. */
   tools?: readonly ToolLike[];
-  checkpointer?: BaseCheckpointSaver;
+  /**
+   * Where the thread's state persists between steps and runs (default: a new `MemorySaver`).
+   * `false` runs without a checkpointer: every run starts a new thread, `getState` returns `{}`,
+   * and the run's result comes from the graph's last state (for one-shot runs and benchmarks).
+   */
+  checkpointer?: BaseCheckpointSaver | false;
   /** Turn budget; the `maxTurns`-th model call is the forced final one (default 150). */
   maxTurns?: number;
   /** Tools never stripped by a stop request and the only ones bound on a forced call (a child's `return_result`). */
@@ -125,7 +130,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
   const tools = collectTools(composition, options.tools ?? []);
   const port = portLookup(composition, options.ports ?? {});
   const runs = new Map<string, RunDeps>();
-  const checkpointer = options.checkpointer ?? new MemorySaver();
+  const checkpointer = options.checkpointer === false ? undefined : (options.checkpointer ?? new MemorySaver());
   const clock = options.clock ?? systemClock;
   const enforce = options.enforcement !== false;
   warnOnModelRetries(options.model);
@@ -161,21 +166,17 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     }
     // LangGraph's `updates` shape: keyed by the node that ran.
     deps.scope.emit("updates", { [name]: { agent: deps.agent, turn: loop.turn, route: loop.route } });
-    return { ...local.changes(), [LOOP_KEY]: loop };
-  };
-  const route = (state: Record<string, unknown>) => {
-    const next = (state[LOOP_KEY] as LoopState).route;
-    return next === "end" ? END : next;
+    // The node routes itself (a Command): a conditional edge would read, and so re-reduce, the whole state after every step.
+    return new Command({ update: { ...local.changes(), [LOOP_KEY]: loop }, goto: loop.route === "end" ? END : loop.route });
   };
   const graph = new StateGraph(State)
-    .addNode("agent", node("agent", agentStep) as never)
-    .addNode("tools", node("tools", toolsStep) as never)
+    .addNode("agent", node("agent", agentStep) as never, { ends: ["agent", "tools", END] } as never)
+    .addNode("tools", node("tools", toolsStep) as never, { ends: ["agent", END] } as never)
     .addEdge(START, "agent" as never)
-    .addConditionalEdges("agent" as never, route as never, ["agent", "tools", END] as never)
-    .addConditionalEdges("tools" as never, route as never, ["agent", END] as never)
-    .compile({ checkpointer });
+    .compile(checkpointer ? { checkpointer } : {});
 
   const getState = async (threadId: string) => {
+    if (!checkpointer) return {};
     const snapshot = await graph.getState({ configurable: { thread_id: threadId } });
     return (snapshot.values ?? {}) as Record<string, unknown>;
   };
@@ -236,15 +237,18 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
   /** Run the graph to its end and read the outcome from the checkpoint. */
   async function invokeGraph(input: unknown, config: Record<string, unknown>, checkpointThread: string, runKey: string, signal: AbortSignal, scope: RunScope, agent: string): Promise<RunResult> {
     let cancelled = false;
+    // Without a checkpointer the state after the last step is the result (kept as the graph streams it).
+    let last: Record<string, unknown> = {};
     try {
-      await graph.invoke(input as never, config);
+      if (checkpointer) await graph.invoke(input as never, config);
+      else for await (const chunk of await graph.stream(input as never, { ...config, streamMode: "values" })) last = chunk as Record<string, unknown>;
     } catch (error) {
       if (!signal.aborted) throw error;
       cancelled = true;
     } finally {
       runs.delete(runKey);
     }
-    const values = await getState(checkpointThread);
+    const values = checkpointer ? await getState(checkpointThread) : last;
     const loop = values[LOOP_KEY] as LoopState | null;
     const usage = ((values.usage as Record<string, TokenUsage> | undefined) ?? {})[agent] ?? ZERO_USAGE;
     const messages = (values.messages as BaseMessage[] | undefined) ?? [];

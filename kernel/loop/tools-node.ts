@@ -1,10 +1,10 @@
-import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { canonicalJson, sha256Hex } from "../hashing.js";
 import type { ChannelUpdate, ToolCall, ToolHandler, ToolOutput } from "../plugin/types.js";
 import { finishRun } from "./finish.js";
 import type { WorkingChannels } from "./working-channels.js";
 import type { LoopState, RunDeps } from "./loop-state.js";
-import { messageText } from "./message-meta.js";
+import { lastAssistant, messageText } from "./message-meta.js";
 import { actOnStops } from "./stops.js";
 import { insideToolCall } from "../observe/observed.js";
 
@@ -14,11 +14,10 @@ import { insideToolCall } from "../observe/observed.js";
  * in tool-call order. Calls that already have a result (e.g. refused in afterModel) are skipped.
  */
 export async function toolsStep(deps: RunDeps, loop: LoopState, local: WorkingChannels): Promise<void> {
-  const messages = local.get<BaseMessage[]>("messages") ?? [];
-  const ai = [...messages].reverse().find((m) => AIMessage.isInstance(m)) as AIMessage | undefined;
-  const answered = new Set(messages.filter((m) => ToolMessage.isInstance(m)).map((m) => (m as ToolMessage).tool_call_id));
+  const ai = lastAssistant(local.get<BaseMessage[]>("messages") ?? []);
+  // A call is skipped when any result in the thread answers its id (the history's index knows, no scan).
   const calls: ToolCall[] = (ai?.tool_calls ?? [])
-    .filter((c) => !answered.has(c.id ?? ""))
+    .filter((c) => !local.hasToolResult(c.id ?? ""))
     .map((c, i) => ({ id: c.id ?? `${ai!.id}:call:${i + 1}`, name: c.name, args: (c.args ?? {}) as Record<string, unknown> }));
 
   const results = await Promise.all(

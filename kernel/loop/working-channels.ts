@@ -1,6 +1,7 @@
 import { BaseMessage, RemoveMessage } from "@langchain/core/messages";
 import { Overwrite } from "@langchain/langgraph";
 import { validate } from "../../contracts/registry.js";
+import { appendFresh, messageIndex } from "../channels/message-index.js";
 import { reduceChannel } from "../channels/reducers.js";
 import type { Composition } from "../compose/types.js";
 import { KeelError } from "../errors.js";
@@ -36,7 +37,7 @@ export class WorkingChannels {
 
   /** Replace a channel's value outright (kernel only). */
   set(channel: string, value: unknown): void {
-    if (channel === "messages") this.messageIds = null;
+    if (channel === "messages") this.appended = null;
     if (this.enforce) freezeItems(value);
     this.values[channel] = value;
     this.changed.add(channel);
@@ -57,24 +58,25 @@ export class WorkingChannels {
     }
   }
 
-  private messageIds: Set<string> | null = null;
-
   /**
-   * The messages reducer is O(history) per call; the common case — new messages with fresh
-   * ids — is a plain append. Anything else (replacement, removal, no id) takes the reducer.
+   * The messages this node appended, while every change of `messages` was a plain append
+   * (null once anything else changed it): then the node's update is just these, and the
+   * reducer after the node finds the history this working copy already built.
    */
+  private appended: BaseMessage[] | null = [];
+
+  /** The messages reducer; a plain append takes its fast path (the history's index, no rebuild). */
   private appendMessages(update: unknown): BaseMessage[] {
     const current = (this.values.messages as BaseMessage[] | undefined) ?? [];
-    const items = Array.isArray(update) ? (update as BaseMessage[]) : [update as BaseMessage];
-    if (!this.messageIds || this.messageIds.size !== current.length) this.messageIds = new Set(current.map((m) => m.id ?? ""));
-    const ids = this.messageIds;
-    const plain = items.every((m) => m instanceof BaseMessage && !RemoveMessage.isInstance(m) && m.id && !ids.has(m.id));
-    if (!plain || new Set(items.map((m) => m.id)).size !== items.length) {
-      this.messageIds = null;
-      return reduceChannel("messages", current, update) as BaseMessage[];
-    }
-    for (const m of items) ids.add(m.id!);
-    return [...current, ...items];
+    const next = appendFresh(current, update);
+    if (next && this.appended !== null) this.appended.push(...next.slice(current.length));
+    else this.appended = null;
+    return next ?? (reduceChannel("messages", current, update) as BaseMessage[]);
+  }
+
+  /** Whether a tool result for `toolCallId` is in `messages` (the history's index: no scan). */
+  hasToolResult(toolCallId: string): boolean {
+    return messageIndex(this.get<BaseMessage[]>("messages") ?? EMPTY).toolResults.has(toolCallId);
   }
 
   /** The channels a hook may see (behind write guards naming `who` when enforcing). */
@@ -91,12 +93,19 @@ export class WorkingChannels {
   changes(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const name of this.changed) {
-      const delta = this.composition.channels.get(name)?.reducer === "messages" ? messagesDelta(this.initial[name] as BaseMessage[] | undefined, this.values[name] as BaseMessage[]) : null;
-      out[name] = delta ?? new Overwrite(this.values[name]);
+      if (this.composition.channels.get(name)?.reducer !== "messages") {
+        out[name] = new Overwrite(this.values[name]);
+        continue;
+      }
+      // Only the kernel's `messages` channel has the append bookkeeping; another messages-reduced channel takes the delta.
+      const appended = name === "messages" ? this.appended : null;
+      out[name] = appended ?? messagesDelta(this.initial[name] as BaseMessage[] | undefined, this.values[name] as BaseMessage[]) ?? new Overwrite(this.values[name]);
     }
     return out;
   }
 }
+
+const EMPTY: readonly BaseMessage[] = Object.freeze([]);
 
 /** Freeze what a channel holds, item by item for lists (the list itself is rebuilt by reducers). */
 export function freezeItems(value: unknown): void {

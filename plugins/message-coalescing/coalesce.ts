@@ -1,4 +1,4 @@
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { setKeelMeta } from "../../kernel/loop/message-meta.js";
 import { isSystemPart, mergeSystemParts } from "./merge-system.js";
 
@@ -39,6 +39,31 @@ function resultsById(messages: readonly BaseMessage[]): Map<string, number[]> {
     byId.set(m.tool_call_id, list);
   });
   return byId;
+}
+
+/**
+ * Whether `coalesceMessages` would leave `messages` as they are (no repair): at most one
+ * system message and only first, user content first after it, every assistant message's
+ * calls answered right after it in call order, no other tool result. One pass with no
+ * allocation, so a request that needs nothing (the common turn) costs a type check per message.
+ */
+export function isCoalesced(messages: readonly BaseMessage[]): boolean {
+  let i = 0;
+  if (messages.length > 0 && BaseMessage.isInstance(messages[0]) && isSystemPart(messages[0]!)) {
+    if (!SystemMessage.isInstance(messages[0])) return false;
+    i = 1;
+  }
+  if (i < messages.length && !HumanMessage.isInstance(messages[i])) return false;
+  while (i < messages.length) {
+    const message = messages[i++]!;
+    if (!BaseMessage.isInstance(message) || isSystemPart(message) || message.type === "tool") return false;
+    if (message.type !== "ai") continue;
+    for (const call of (message as AIMessage).tool_calls ?? []) {
+      const result = messages[i++];
+      if (!ToolMessage.isInstance(result) || result.tool_call_id !== (call.id ?? "")) return false;
+    }
+  }
+  return true;
 }
 
 /**

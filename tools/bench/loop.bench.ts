@@ -1,30 +1,31 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import type { BaseMessage } from "@langchain/core/messages";
 import { tool as lcTool } from "@langchain/core/tools";
-import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { createAgent, createMiddleware } from "langchain";
 import { compose } from "../../kernel/compose/compose.js";
+import type { Composition } from "../../kernel/compose/types.js";
 import { createAgentRuntime } from "../../kernel/loop/runtime.js";
 import { definePlugin } from "../../kernel/plugin/define-plugin.js";
 import type { KeelTool, Plugin } from "../../kernel/plugin/types.js";
-import { ScriptedChatModel, type ScriptedAgent } from "../testing/scripted-model.js";
+import { loadStack } from "../stacks/load-stack.js";
+import { ScriptedChatModel } from "../testing/scripted-model.js";
+import { bareLoop, benchScript, NOOP_TOOL_SCHEMA } from "./bare-loop.js";
 
-const TOOL_TURNS = 200;
-const REPEATS = 5;
+/**
+ * Per-turn cost of the agent loop against a bare hand-built LangGraph loop, with no
+ * checkpointer on either side (serialization would hide the kernel), at growing history
+ * lengths. Every variant runs the same script (N tool turns, then an answer); variants are
+ * interleaved (rotating order) and repeated; figures are medians of whole runs.
+ */
+const DEFAULT_SIZES = [50, 200, 400, 1000, 2000] as const;
+const REPEATS: Record<number, number> = { 50: 7, 200: 5, 400: 5, 1000: 3, 2000: 3 };
 const PLUGINS = 15;
+const CREATE_AGENT_MAX_N = 200;
 
-/** `turns` tool-call turns, then a final answer; usage given so no variant pays for estimation. */
-function script(turns: number): ScriptedAgent {
-  const usage = { input_tokens: 10, output_tokens: 2 };
-  return {
-    turns: [
-      ...Array.from({ length: turns }, () => ({ toolCalls: [{ name: "noop", args: { n: 1 } }], usage })),
-      { content: "done", usage },
-    ],
-  };
-}
-
-const noopKeelTool: KeelTool = { name: "noop", description: "does nothing", schema: { type: "object", properties: { n: { type: "number" } } }, invoke: () => "ok" };
+const noopKeelTool: KeelTool = { name: "noop", description: "does nothing", schema: NOOP_TOOL_SCHEMA as never, invoke: () => "ok" };
 const toolsPlugin = definePlugin({
   manifest: { name: "bench-tools", version: "1.0.0", kind: "service", kernel: ">=0.1.0", description: "bench tool", hooks: {}, config: { type: "object" } },
   tools: [noopKeelTool],
@@ -51,47 +52,46 @@ function noopPlugin(i: number, reading = false): Plugin {
 }
 
 type Variant = (turns: number) => Promise<void>;
+/** Name, run, and the largest N it runs at (createAgent costs ~40 ms of CPU a turn: N ≤ 200 keeps the suite short). */
+type BenchVariant = readonly [string, Variant, number?];
 
-function keel(plugins: number, options: { reading?: boolean; enforcement?: boolean } = {}): Variant {
-  const composition = compose({ name: "bench", plugins: [toolsPlugin, ...Array.from({ length: plugins }, (_, i) => noopPlugin(i, options.reading))] });
+function runKeel(composition: Composition, options: { enforcement?: boolean; tools?: KeelTool[]; ports?: Record<string, unknown> } = {}): Variant {
   let n = 0;
   return async (turns) => {
     const runtime = createAgentRuntime(composition, {
-      model: new ScriptedChatModel({ script: script(turns) }),
+      model: new ScriptedChatModel({ script: benchScript(turns) }),
+      checkpointer: false,
       maxTurns: turns + 10,
+      ...(options.tools ? { tools: options.tools } : {}),
+      ...(options.ports ? { ports: options.ports } : {}),
       ...(options.enforcement === undefined ? {} : { enforcement: options.enforcement }),
     });
     const result = await runtime.run({ threadId: `t${n}`, runId: `r${n++}`, input: "go" });
-    if (result.outcome.status !== "succeeded") throw new Error(`keel bench run ended ${result.outcome.status}`);
+    if (result.outcome.status !== "succeeded" || result.turns !== turns + 1) throw new Error(`keel bench run ended ${result.outcome.status} after ${result.turns} turns`);
   };
 }
 
-/** The baseline: a hand-built LangGraph model↔tools loop with the same model and tool. */
-function bareLangGraph(): Variant {
-  let n = 0;
-  return async (turns) => {
-    const model = new ScriptedChatModel({ script: script(turns) });
-    const bound = model.bindTools([{ type: "function", function: { name: "noop", description: "does nothing", parameters: noopKeelTool.schema } }] as never);
-    const graph = new StateGraph(MessagesAnnotation)
-      .addNode("agent", async (s: { messages: BaseMessage[] }) => ({ messages: [await bound.invoke(s.messages)] }))
-      .addNode("tools", async (s: { messages: BaseMessage[] }) => {
-        const last = s.messages[s.messages.length - 1] as AIMessage;
-        const results = await Promise.all(
-          (last.tool_calls ?? []).map(async (c) => new ToolMessage({ tool_call_id: c.id!, name: c.name, content: String(await noopKeelTool.invoke(c.args, {} as never)) })),
-        );
-        return { messages: results };
-      })
-      .addEdge(START, "agent")
-      .addConditionalEdges("agent", (s: { messages: BaseMessage[] }) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END))
-      .addEdge("tools", "agent")
-      .compile({ checkpointer: new MemorySaver() });
-    await graph.invoke({ messages: [{ role: "user", content: "go" }] }, { configurable: { thread_id: `b${n++}` }, recursionLimit: 2 * turns + 10 });
-  };
+function keel(plugins: number, options: { reading?: boolean; enforcement?: boolean } = {}): Variant {
+  const composition = compose({ name: "bench", plugins: [toolsPlugin, ...Array.from({ length: plugins }, (_, i) => noopPlugin(i, options.reading))] });
+  return runKeel(composition, options);
 }
 
-/** langchain's createAgent with `middlewares` no-op middlewares implementing every hook. */
+/** The built-in `lead` stack (its guards' limits out of this script's reach), the no-op tool passed to the runtime. */
+async function leadStack(root: string, summarization: boolean): Promise<Variant> {
+  const lead = await loadStack("lead", { pluginFiles: [], plugins: [], baseDir: process.cwd(), cwd: process.cwd() });
+  const unlimited = { warnAt: 1_000_000, hardLimit: 1_000_000 };
+  const config = {
+    workspace: { root },
+    "loop-detection": { perTool: { noop: unlimited } },
+    // Off: the plugin stays in the stack (its per-turn estimate is paid) but never compacts.
+    ...(summarization ? {} : { summarization: { triggerMessages: 1_000_000, contextTokens: 100_000_000 } }),
+  };
+  return runKeel(compose(lead.stack, { plugins: lead.plugins, config: [config] }), { tools: [noopKeelTool] });
+}
+
+/** langchain's createAgent (no checkpointer) with `middlewares` no-op middlewares implementing every hook. */
 function langchainCreateAgent(middlewares: number): Variant {
-  const noop = lcTool(() => "ok", { name: "noop", description: "does nothing", schema: noopKeelTool.schema as never });
+  const noop = lcTool(() => "ok", { name: "noop", description: "does nothing", schema: NOOP_TOOL_SCHEMA as never });
   const middleware = Array.from({ length: middlewares }, (_, i) =>
     createMiddleware({
       name: `noop${i}`,
@@ -103,57 +103,120 @@ function langchainCreateAgent(middlewares: number): Variant {
       wrapToolCall: (req, handler) => handler(req),
     }),
   );
-  let n = 0;
   return async (turns) => {
-    const agent = createAgent({ model: new ScriptedChatModel({ script: script(turns) }), tools: [noop], middleware, checkpointer: new MemorySaver() } as never);
-    await (agent as { invoke: (i: unknown, c: unknown) => Promise<unknown> }).invoke(
-      { messages: [{ role: "user", content: "go" }] },
-      { configurable: { thread_id: `c${n++}` }, recursionLimit: (2 + middlewares * 4) * turns + 50 },
-    );
+    const agent = createAgent({ model: new ScriptedChatModel({ script: benchScript(turns) }), tools: [noop], middleware } as never);
+    await (agent as { invoke: (i: unknown, c: unknown) => Promise<unknown> }).invoke({ messages: [{ role: "user", content: "go" }] }, { recursionLimit: (2 + middlewares * 4) * turns + 50 });
   };
 }
 
-async function time(fn: () => Promise<void>): Promise<number> {
+interface Sample {
+  wall: number;
+  cpu: number;
+}
+
+async function measure(variant: Variant, turns: number): Promise<Sample> {
+  const cpu0 = process.cpuUsage();
   const start = performance.now();
-  await fn();
-  return performance.now() - start;
+  await variant(turns);
+  const wall = performance.now() - start;
+  const cpu = process.cpuUsage(cpu0);
+  return { wall, cpu: (cpu.user + cpu.system) / 1000 };
 }
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** Per-turn time: (run of N tool turns − run of 1 tool turn) / (N − 1), so startup is subtracted. */
-async function perTurn(variant: Variant): Promise<number> {
-  await variant(20); // warm-up
-  const samples: number[] = [];
-  for (let i = 0; i < REPEATS; i++) {
-    const long = await time(() => variant(TOOL_TURNS));
-    const short = await time(() => variant(1));
-    samples.push((long - short) / (TOOL_TURNS - 1));
+interface Totals {
+  /** Median whole-run wall and CPU ms per N (the 1-turn run is N = 1). */
+  wall: Map<number, number>;
+  cpu: Map<number, number>;
+}
+
+/** Every variant at every N: rounds interleave the variants (rotating who goes first); each round also times a 1-turn run (startup). */
+async function measureAll(variants: ReadonlyArray<BenchVariant>, sizes: readonly number[], repeats: Record<number, number>): Promise<Totals[]> {
+  const samples = variants.map(() => new Map<number, Sample[]>());
+  const push = (v: number, n: number, s: Sample) => samples[v]!.set(n, [...(samples[v]!.get(n) ?? []), s]);
+  for (const [, variant] of variants) await variant(50); // warm-up
+  let rotation = 0;
+  for (const n of sizes) {
+    for (let round = 0; round < (repeats[n] ?? 3); round++, rotation++) {
+      for (let k = 0; k < variants.length; k++) {
+        const v = (k + rotation) % variants.length;
+        if (n > (variants[v]![2] ?? Infinity)) continue;
+        push(v, 1, await measure(variants[v]![1], 1));
+        push(v, n, await measure(variants[v]![1], n));
+      }
+    }
   }
-  return median(samples);
+  return samples.map((byN) => ({
+    wall: new Map([...byN].map(([n, s]) => [n, median(s.map((x) => x.wall))])),
+    cpu: new Map([...byN].map(([n, s]) => [n, median(s.map((x) => x.cpu))])),
+  }));
 }
 
-export async function benchLoop(): Promise<string[]> {
-  const variants: Array<[string, Variant]> = [
-    ["bare LangGraph loop (baseline)", bareLangGraph()],
-    ["keel, 0 plugins", keel(0)],
-    [`keel, ${PLUGINS} no-op plugins`, keel(PLUGINS)],
-    ["langchain createAgent, 0 middlewares", langchainCreateAgent(0)],
-    [`langchain createAgent, ${PLUGINS} no-op middlewares`, langchainCreateAgent(PLUGINS)],
-  ];
-  const results: Array<[string, number]> = [];
-  for (const [name, variant] of variants) results.push([name, await perTurn(variant)]);
-  const baseline = results[0]![1];
-  const lines = [`loop: per-turn time over ${TOOL_TURNS} tool turns (median of ${REPEATS}, startup subtracted), ratio vs the bare loop`];
-  for (const [name, ms] of results) lines.push(`  ${name.padEnd(44)} ${ms.toFixed(3).padStart(8)} ms/turn  ${(ms / baseline).toFixed(2)}×`);
-  const keel15 = results[2]![1];
-  const lc15 = results[4]![1];
-  lines.push(`  target: keel with ${PLUGINS} plugins ≤ 1.25× the bare loop (now ${(keel15 / baseline).toFixed(2)}×) and faster than createAgent (${(keel15 / lc15).toFixed(2)}× of it)`);
-  lines.push(...(await benchEnforcement()));
-  return lines;
+/** Per-turn ms at N: (run of N turns − run of 1 turn) / (N − 1). */
+const perTurn = (t: Map<number, number>, n: number) => (t.get(n)! - t.get(1)!) / (n - 1);
+/** Marginal ms per turn from N=a to N=b: what each further turn of a longer history costs. */
+const marginal = (t: Map<number, number>, a: number, b: number) => (t.get(b)! - t.get(a)!) / (b - a);
+
+const fmt = (x: number, digits = 3) => x.toFixed(digits).padStart(7);
+
+/** `npm run bench loop`; `sizes`, `repeats` and `only` (variant indexes) narrow it for a quick look. */
+export async function benchLoop(options: { sizes?: readonly number[]; repeats?: Record<number, number>; only?: readonly number[]; enforcement?: boolean } = {}): Promise<string[]> {
+  const root = mkdtempSync(join(tmpdir(), "keel-bench-loop-"));
+  try {
+    const all: BenchVariant[] = [
+      ["bare LangGraph loop (baseline)", bareLoop],
+      ["keel, 0 plugins", keel(0)],
+      [`keel, ${PLUGINS} no-op plugins`, keel(PLUGINS)],
+      ["keel, lead stack, summarization on", await leadStack(root, true)],
+      ["keel, lead stack, summarization off", await leadStack(root, false)],
+      [`langchain createAgent, ${PLUGINS} no-op middlewares`, langchainCreateAgent(PLUGINS), CREATE_AGENT_MAX_N],
+    ];
+    const variants = all.filter((_, i) => i === 0 || !options.only || options.only.includes(i));
+    const SIZES = options.sizes ?? DEFAULT_SIZES;
+    const started = performance.now();
+    const totals = await measureAll(variants, SIZES, options.repeats ?? REPEATS);
+    const base = totals[0]!;
+    const lines = [
+      `loop: per-turn ms (wall / process CPU) at N tool turns, no checkpointer on any side; (run of N − run of 1)/(N − 1), medians of ${SIZES.map((n) => `${(options.repeats ?? REPEATS)[n]}`).join("/")} interleaved runs; ratio vs the bare loop`,
+      `  ${"variant".padEnd(44)} ${SIZES.map((n) => `N=${n}`.padStart(26)).join("")}`,
+    ];
+    for (const [i, [name]] of variants.entries()) {
+      const t = totals[i]!;
+      const cells = SIZES.map((n) => {
+        if (!t.wall.has(n)) return "—".padStart(26);
+        const wall = perTurn(t.wall, n);
+        const cpu = perTurn(t.cpu, n);
+        return `${wall.toFixed(3)}/${cpu.toFixed(3)} ${(wall / perTurn(base.wall, n)).toFixed(2)}×`.padStart(26);
+      });
+      lines.push(`  ${name.padEnd(44)} ${cells.join("")}`);
+    }
+    lines.push(`  marginal ms per turn (wall / CPU) as history grows; flat when 1000→2000 is within 1.2× of 200→1000`);
+    for (const [i, [name]] of variants.entries()) {
+      const t = totals[i]!;
+      if (!t.wall.has(2000) || !t.wall.has(200) || !t.wall.has(1000)) {
+        lines.push(`  ${name.padEnd(44)} (runs to N=${CREATE_AGENT_MAX_N} only)`);
+        continue;
+      }
+      const low = marginal(t.wall, 200, 1000);
+      const high = marginal(t.wall, 1000, 2000);
+      lines.push(`  ${name.padEnd(44)} 200→1000 ${fmt(low)}/${fmt(marginal(t.cpu, 200, 1000))}   1000→2000 ${fmt(high)}/${fmt(marginal(t.cpu, 1000, 2000))}   growth ${(high / low).toFixed(2)}×`);
+    }
+    const keel15 = totals[variants.findIndex((v) => v[0] === `keel, ${PLUGINS} no-op plugins`)];
+    if (!keel15 || !keel15.wall.has(2000) || !keel15.wall.has(200) || !keel15.wall.has(1000)) return lines;
+    const worst = (m: "wall" | "cpu") => Math.max(...SIZES.map((n) => perTurn(keel15[m], n) / perTurn(base[m], n))).toFixed(2);
+    const growth = (m: "wall" | "cpu") => (marginal(keel15[m], 1000, 2000) / marginal(keel15[m], 200, 1000)).toFixed(2);
+    lines.push(`  target: keel with ${PLUGINS} plugins ≤ 1.25× the bare loop per turn at every N (worst ${worst("wall")}× wall, ${worst("cpu")}× CPU), flat to N=2000 (growth ≤ 1.2×: ${growth("wall")}× wall, ${growth("cpu")}× CPU)`);
+    lines.push(`  suite time ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    if (options.enforcement !== false) lines.push(...(await benchEnforcement()));
+    return lines;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -162,17 +225,15 @@ export async function benchLoop(): Promise<string[]> {
  * interleaved so drift hits both alike.
  */
 async function benchEnforcement(): Promise<string[]> {
-  const off = keel(PLUGINS, { reading: true, enforcement: false });
-  const on = keel(PLUGINS, { reading: true, enforcement: true });
-  const offTimes: number[] = [];
-  const onTimes: number[] = [];
-  for (let round = 0; round < 3; round++) {
-    offTimes.push(await perTurn(off));
-    onTimes.push(await perTurn(on));
-  }
-  const [offMs, onMs] = [median(offTimes), median(onTimes)];
+  const N = 200;
+  const variants = [
+    ["off", keel(PLUGINS, { reading: true, enforcement: false })],
+    ["on", keel(PLUGINS, { reading: true, enforcement: true })],
+  ] as const;
+  const [off, on] = await measureAll(variants, [N], { [N]: 5 });
+  const [offMs, onMs] = [perTurn(off!.wall, N), perTurn(on!.wall, N)];
   return [
-    `enforcement: per-turn time, ${PLUGINS} plugins reading \`messages\`, ${TOOL_TURNS} tool turns (median of 3 interleaved rounds)`,
+    `enforcement: per-turn wall ms, ${PLUGINS} plugins reading \`messages\`, ${N} tool turns, no checkpointer (median of 5 interleaved runs)`,
     `  ${"enforcement off (test-only switch)".padEnd(44)} ${offMs.toFixed(3).padStart(8)} ms/turn`,
     `  ${"enforcement on (default)".padEnd(44)} ${onMs.toFixed(3).padStart(8)} ms/turn  ${(onMs / offMs).toFixed(3)}× (target ≤ 1.05×)`,
   ];

@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage }
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { keelMeta, messageText } from "../../../kernel/loop/message-meta.js";
-import { coalesceMessages, DANGLING_RESULT, hasRepairs, OPENING_PLACEHOLDER } from "../../../plugins/message-coalescing/index.js";
+import { coalesceMessages, DANGLING_RESULT, hasRepairs, isCoalesced, OPENING_PLACEHOLDER } from "../../../plugins/message-coalescing/index.js";
 import { providerViolation } from "./provider-valid.js";
 
 /** One piece of a history: a user turn, an assistant turn with 0–3 calls and some of their results, or an injected part. */
@@ -124,6 +124,36 @@ describe("message-coalescing property: any history, cut and injection → a prov
         const twice = coalesceMessages(once);
         expect(hasRepairs(twice.repairs)).toBe(false);
         expect(twice.messages).toEqual(once);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe("message-coalescing fast path: isCoalesced agrees with the full repair", () => {
+  const same = (a: readonly BaseMessage[], b: readonly BaseMessage[]) => a.length === b.length && a.every((m, i) => m === b[i]);
+
+  it("is true exactly when coalescing would give the same messages back (and then it repairs nothing)", () => {
+    let valid = 0;
+    fc.assert(
+      fc.property(fc.oneof(historyCase, historyCase.map((m) => coalesceMessages(m).messages)), (messages) => {
+        const { messages: out, repairs } = coalesceMessages(messages);
+        expect(isCoalesced(messages)).toBe(same(out, messages));
+        if (isCoalesced(messages)) {
+          valid++;
+          expect(hasRepairs(repairs)).toBe(false);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+    // Both sides of the equivalence are exercised.
+    expect(valid).toBeGreaterThan(100);
+  });
+
+  it("holds for every coalesced request (so the hook passes it on unchanged)", () => {
+    fc.assert(
+      fc.property(historyCase, (messages) => {
+        expect(isCoalesced(coalesceMessages(messages).messages)).toBe(true);
       }),
       { numRuns: 500 },
     );

@@ -1,5 +1,9 @@
-import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, RemoveMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { reduceChannel } from "../../../kernel/channels/reducers.js";
+import { estimateTokensByScan } from "../../../plugins/summarization/estimate-tokens.js";
 import { estimateTokens, messageChars } from "../../../plugins/summarization/index.js";
 
 const withUsage = (id: string, input: number, output = 0) =>
@@ -24,5 +28,33 @@ describe("estimateTokens", () => {
     expect(estimateTokens([...messages, withUsage("a2", 3000)], "t1")).toBe(3000);
     // The compaction point is gone: reported usage is not trusted.
     expect(estimateTokens(messages, "missing")).toBe(Math.ceil((7 + 40) / 4));
+  });
+});
+
+describe("estimateTokens from running totals", () => {
+  it("equals the full scan after any sequence of appends and compactions, for any cut marker", () => {
+    let seq = 0;
+    const message = (kind: number, usage: number) => {
+      const n = ++seq;
+      if (kind === 0) return new HumanMessage({ id: `h${n}`, content: "u".repeat(n % 11) });
+      if (kind === 1) return new ToolMessage({ id: `t${n}`, tool_call_id: `c${n}`, content: "r".repeat(n % 5) });
+      return new AIMessage({ id: `a${n}`, content: "a".repeat(n % 3), tool_calls: kind === 3 ? [{ id: `c${n}`, name: "read_file", args: { path: "p".repeat(n % 4) } }] : [], usage_metadata: { input_tokens: usage, output_tokens: usage ? 2 : 0, total_tokens: usage + 2 } });
+    };
+    const step = fc.oneof(
+      { weight: 8, arbitrary: fc.record({ kind: fc.integer({ min: 0, max: 3 }), usage: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 500 })) }) },
+      { weight: 1, arbitrary: fc.record({ keep: fc.nat({ max: 5 }) }) },
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), fc.nat(), fc.boolean(), (steps, pick, missing) => {
+        let history: BaseMessage[] = [];
+        for (const s of steps) {
+          const update = "keep" in s ? [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...history.slice(-s.keep)] : [message(s.kind, s.usage)];
+          history = reduceChannel("messages", history, update) as BaseMessage[];
+          const cut = missing ? "gone" : history.length ? history[pick % history.length]!.id! : null;
+          for (const at of [null, cut]) expect(estimateTokens(history, at)).toBe(estimateTokensByScan(history, at));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
