@@ -2,7 +2,7 @@
  * The checkpointer for a store URL: Keel's delta checkpointer (`checkpoints/keel-saver.ts`)
  * with its tables (`keel_ckpt_*`) in the run store's own database — the store's SQLite
  * file, or the store's PostgreSQL database. A stock LangGraph checkpoint store found
- * there (SqliteSaver's `checkpoints.db` beside the store file, PostgresSaver's tables) is
+ * there (SqliteSaver's `checkpoints.db` beside a store file named `keel.db`, PostgresSaver's tables) is
  * migrated once, before the saver serves its first call.
  *
  * PostgreSQL needs the optional peers (`pg` comes with them), imported only for a

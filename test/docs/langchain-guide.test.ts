@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../kernel/package-root.js";
+import { typecheckFiles } from "./typecheck-blocks.js";
 
 const ROOT = packageRoot();
 const GUIDE = readFileSync(join(ROOT, "docs", "langchain.md"), "utf8");
@@ -64,15 +65,7 @@ describe("docs/langchain.md and the README's LangChain section", () => {
         writeFileSync(join(dir, file), b.code);
         return file;
       });
-    const compilerOptions = { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2023"], types: ["node"], strict: true, noEmit: true, skipLibCheck: true };
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files }));
-    let output = "";
-    try {
-      execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(dir, "tsconfig.json")], { encoding: "utf8", cwd: dir });
-    } catch (error) {
-      output = `${(error as { stdout?: string }).stdout ?? ""}${(error as Error).message}`;
-    }
-    expect(output).toBe("");
+    expect(typecheckFiles(dir, files)).toBe("");
   }, 60_000);
 
   it("mjs blocks run to completion", () => {

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { validate } from "../../contracts/registry.js";
 import { packageRoot } from "../../kernel/package-root.js";
+import { typecheckFiles } from "./typecheck-blocks.js";
 
 const ROOT = packageRoot();
 const GUIDE = readFileSync(join(ROOT, "docs", "plugins.md"), "utf8");
@@ -65,15 +66,7 @@ describe("docs/plugins.md code blocks", () => {
       writeFileSync(join(dir, b.file), b.code);
       return b.file;
     });
-    const compilerOptions = { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2023"], types: ["node"], strict: true, noEmit: true, skipLibCheck: true };
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files }));
-    let output = "";
-    try {
-      execFileSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", join(dir, "tsconfig.json")], { encoding: "utf8", cwd: dir });
-    } catch (error) {
-      output = `${(error as { stdout?: string }).stdout ?? ""}${(error as Error).message}`;
-    }
-    expect(output).toBe("");
+    expect(typecheckFiles(dir, files)).toBe("");
   }, 60_000);
 
   it("each ts block that default-exports a plugin composes into the built-in lead stack", () => {
