@@ -38,6 +38,9 @@ TYPESCRIPT="$(field devDependencies typescript)"
 TYPES_NODE="$(field devDependencies @types/node)"
 VITEST="$(field devDependencies vitest)"
 LANGCHAIN="$(field devDependencies langchain)"
+OTEL_API="$(field devDependencies @opentelemetry/api)"
+OTEL_SDK="$(field devDependencies @opentelemetry/sdk-trace-base)"
+OTEL_EXPORTER="$(field devDependencies @opentelemetry/exporter-trace-otlp-http)"
 OPTIONAL_PEERS=(@langchain/openai @langchain/anthropic @langchain/langgraph-checkpoint-postgres @mikro-orm/postgresql pg ioredis)
 
 pack() {
@@ -99,7 +102,8 @@ serve_sqlite() { # serve_sqlite DIR: `keel serve` on its default SQLite store an
   [ -f "$1/.keel/keel.db" ] || { echo "no SQLite store at .keel/keel.db" >&2; exit 1; }
 }
 
-typecheck_consumer() { # typecheck_consumer DIR
+typecheck_consumer() { # typecheck_consumer DIR: after the optional-peer check, the consumer adds the OpenTelemetry peers (tracing on)
+  (cd "$1" && npm install --no-save --loglevel=error "@opentelemetry/api@$OTEL_API" "@opentelemetry/sdk-trace-base@$OTEL_SDK" "@opentelemetry/resources@$OTEL_SDK" "@opentelemetry/exporter-trace-otlp-http@$OTEL_EXPORTER" >/dev/null)
   cp "$ROOT/.ci/packed-consumer/consumer.ts" "$ROOT/.ci/packed-consumer/tsconfig.json" "$1/"
   (cd "$1" && npx --no-install tsc -p tsconfig.json && node out/consumer.js)
 }

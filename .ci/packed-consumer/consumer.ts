@@ -1,11 +1,15 @@
 // A TypeScript project using keel as installed from its packed tarball: every entry,
 // a stack composed with a built-in stack and its own plugin, a LangChain message type,
 // one scripted run, and a stack with a LangChain tool and a LangChain middleware (the
-// project installs `langchain` itself). .ci/packed-install.sh type-checks it, compiles it and runs it.
+// project installs `langchain` itself), run with tracing on: OpenTelemetry spans exported
+// over OTLP/HTTP to a receiver of its own (the project installs the optional
+// @opentelemetry packages). .ci/packed-install.sh type-checks it, compiles it and runs it.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { toolCallLimitMiddleware } from "langchain";
-import { compose, createAgentRuntime, definePlugin, fromLangChainMiddleware, isKeelError, loadStack, type Plugin } from "keel";
+import { compose, createAgentRuntime, definePlugin, fromLangChainMiddleware, isKeelError, loadStack, startOtlpTracing, type Plugin } from "keel";
 import { validate } from "keel/contracts";
 import { MemoryRunStore, MemoryStreamBridge } from "keel/host";
 import { ScriptedChatModel } from "keel/testing";
@@ -40,8 +44,24 @@ const limit = fromLangChainMiddleware(
 const lcModel = new ScriptedChatModel({
   script: { turns: [{ toolCalls: [{ name: "shout", args: { text: "hi" } }] }, { toolCalls: [{ name: "shout", args: { text: "again" } }] }, { content: "never" }] },
 });
-const lcRuntime = createAgentRuntime(compose({ name: "consumer-langchain", plugins: [echo, limit] }), { model: lcModel, tools: [shout] });
+// Tracing on: an OTLP/HTTP receiver on loopback collects what the exporter sends.
+const exported: string[] = [];
+const receiver = createServer((request, response) => {
+  let body = "";
+  request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+  request.on("end", () => {
+    exported.push(`${request.url} ${body}`);
+    response.writeHead(200, { "content-type": "application/json" }).end("{}");
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+const tracing = await startOtlpTracing({ endpoint: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces` });
+const lcRuntime = createAgentRuntime(compose({ name: "consumer-langchain", plugins: [echo, limit] }), { model: lcModel, tools: [shout], observer: tracing.observer });
 const lcResult = await lcRuntime.run({ threadId: "t2", runId: "r2", input: "shout twice" });
+await tracing.shutdown();
+receiver.close();
+const spans = exported.filter((entry) => entry.startsWith("/v1/traces ")).join("\n");
+for (const name of ["invoke_agent", "chat ", "execute_tool shout"]) if (!spans.includes(name)) throw new Error(`no \`${name}\` span was exported: ${spans.slice(0, 500)}`);
 const shouted = lcResult.messages.filter((m): m is ToolMessage => ToolMessage.isInstance(m)).map((m) => m.content);
 if (shouted[0] !== "HI") throw new Error(`the LangChain tool answered ${JSON.stringify(shouted)}`);
 if (lcResult.outcome.status !== "partial" || lcResult.outcome.stopReasons.map((r) => r.reason).join() !== "tool_call_limit") {
@@ -58,4 +78,4 @@ try {
 }
 void new MemoryRunStore();
 void new MemoryStreamBridge();
-console.log(`consumer ok: ${leadComposition.order.length} plugins in lead, ${messages.length} messages, LangChain tool and middleware: ${lcResult.outcome.status}`);
+console.log(`consumer ok: ${leadComposition.order.length} plugins in lead, ${messages.length} messages, LangChain tool and middleware: ${lcResult.outcome.status}, ${exported.length} OTLP export(s)`);
