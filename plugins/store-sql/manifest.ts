@@ -16,7 +16,7 @@ export const storeSqlConfigSchema = {
     snapshotEvery: {
       type: "integer",
       minimum: 1,
-      default: 50,
+      default: 100,
       description: "The checkpointer stores a full snapshot every this many checkpoints along a thread's history and only what changed in between; a read replays at most this many minus one deltas.",
     },
   },

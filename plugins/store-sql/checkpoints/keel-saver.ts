@@ -38,14 +38,14 @@ import { chainToSnapshot, GroupRebuilder, type ChannelValues, type HeaderLink } 
 import { CHECKPOINTS_TABLE, META_TABLE, schemaSql, VALUES_TABLE, WRITES_TABLE } from "./schema.js";
 import { bytesOf, type SqlExecutor, type SqlParam, type SqlRow, type SqlStatement, type WriteBatch } from "./sql-executor.js";
 
-export const DEFAULT_SNAPSHOT_EVERY = 50;
+export const DEFAULT_SNAPSHOT_EVERY = 100;
 export const DEFAULT_HEAD_CACHE_SIZE = 256;
 const LIST_PAGE = 64;
 const IN_CHUNK = 400;
 
 export interface KeelCheckpointSaverOptions {
   /**
-   * A full snapshot every this many checkpoints along a history (default 50): a read
+   * A full snapshot every this many checkpoints along a history (default 100): a read
    * replays at most `snapshotEvery - 1` deltas; storage grows by one full state per
    * `snapshotEvery` steps. 1 stores every checkpoint whole.
    */
