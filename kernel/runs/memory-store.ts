@@ -11,10 +11,9 @@ import type { StatusV2Payload } from "../loop/status.js";
 import { replacesActive, runLimitError } from "./admission.js";
 import type { AdmissionLimits, AdmissionResult, JournalEntry, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "./types.js";
 
-/** A stored run plus its admission order, the tie-break when two runs share `createdAt`. */
+/** A stored run; its admission order is `record.sequence`. */
 interface StoredRun {
   record: RunRecord;
-  admitted: number;
 }
 
 const isoAt = (ms: number): string => new Date(ms).toISOString();
@@ -24,10 +23,21 @@ function jsonCopy<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
+/** Admission order (the `sequence` the store assigned). */
 function oldestFirst(a: StoredRun, b: StoredRun): number {
-  if (a.record.createdAt !== b.record.createdAt) return a.record.createdAt < b.record.createdAt ? -1 : 1;
-  return a.admitted - b.admitted;
+  return a.record.sequence! - b.record.sequence!;
 }
+
+/** The claim queue's order: due time, then admission order. */
+function queueOrder(a: RunRecord, b: RunRecord): number {
+  if (a.dueAt !== b.dueAt) return a.dueAt! < b.dueAt! ? -1 : 1;
+  return a.sequence! - b.sequence!;
+}
+
+/** A pending run counts toward its user's limit when it was due at once, or once its due time came. */
+const countsWhilePending = (run: RunRecord, now: string): boolean => run.dueAt! <= run.createdAt || run.dueAt! <= now;
+
+const isDue = (run: RunRecord, now: number): boolean => run.status === "pending" && run.dueAt! <= isoAt(now);
 
 function isActive(status: RunRecordStatus): boolean {
   return status === "pending" || status === "running";
@@ -98,15 +108,19 @@ export class MemoryRunStore implements RunStore {
       const blocking = active.find((r) => r.status === "running") ?? active[0]!;
       return { ok: false, active: jsonCopy(blocking) };
     }
-    if (limits.maxActivePerUser !== undefined) {
+    const dueAt = run.dueAt ?? run.createdAt;
+    if (limits.maxActivePerUser !== undefined && dueAt <= run.createdAt) {
       const counted = [...this.runs.values()].filter(
-        ({ record }) => record.user === run.user && (record.status === "pending" || record.status === "running") && !(replacesActive(run) && record.threadId === run.threadId),
+        ({ record }) =>
+          record.user === run.user &&
+          (record.status === "running" || (record.status === "pending" && countsWhilePending(record, run.createdAt))) &&
+          !(replacesActive(run) && record.threadId === run.threadId),
       ).length;
       if (counted >= limits.maxActivePerUser) throw runLimitError(run.user, counted, limits.maxActivePerUser);
     }
-    const { owner: _owner, leaseExpiresAt: _lease, outcome: _outcome, ...rest } = jsonCopy(run);
-    const record: RunRecord = { ...rest, status: "pending" };
-    this.runs.set(run.runId, { record, admitted: this.admissions++ });
+    const { owner: _owner, leaseExpiresAt: _lease, outcome: _outcome, sequence: _sequence, ...rest } = jsonCopy(run);
+    const record: RunRecord = { ...rest, status: "pending", dueAt, sequence: ++this.admissions };
+    this.runs.set(run.runId, { record });
     return { ok: true, run: jsonCopy(record), active: jsonCopy(active) };
   }
 
@@ -128,18 +142,39 @@ export class MemoryRunStore implements RunStore {
   }
 
   async claimNext(threadId: string, owner: string, ttlMs: number, now: number): Promise<RunRecord | null> {
+    const next = this.threadHead(threadId, now);
+    return next ? this.claim(next, owner, ttlMs, now) : null;
+  }
+
+  async claimDue(owner: string, ttlMs: number, now: number): Promise<RunRecord | null> {
+    const heads = new Map<string, RunRecord>();
+    const busy = new Set<string>();
+    for (const { record } of this.runs.values()) {
+      if (record.status === "running") busy.add(record.threadId);
+      if (!isDue(record, now)) continue;
+      const head = heads.get(record.threadId);
+      if (!head || record.sequence! < head.sequence!) heads.set(record.threadId, record);
+    }
+    const next = [...heads.values()].filter((r) => !busy.has(r.threadId)).sort(queueOrder)[0];
+    return next ? this.claim(next, owner, ttlMs, now) : null;
+  }
+
+  /** The thread's next run to claim: none while one is running, else its due pending run admitted first. */
+  private threadHead(threadId: string, now: number): RunRecord | undefined {
     const active = this.storedActive(threadId);
-    if (active.some((s) => s.record.status === "running")) return null;
-    const next = active.find((s) => s.record.status === "pending");
-    if (!next) return null;
-    Object.assign(next.record, {
+    if (active.some((s) => s.record.status === "running")) return undefined;
+    return active.find((s) => isDue(s.record, now))?.record;
+  }
+
+  private claim(next: RunRecord, owner: string, ttlMs: number, now: number): RunRecord {
+    Object.assign(next, {
       status: "running",
       owner,
-      epoch: next.record.epoch + 1,
+      epoch: next.epoch + 1,
       leaseExpiresAt: isoAt(now + ttlMs),
       updatedAt: isoAt(now),
     } satisfies Partial<RunRecord>);
-    return jsonCopy(next.record);
+    return jsonCopy(next);
   }
 
   async heartbeat(runId: string, owner: string, epoch: number, ttlMs: number, now: number): Promise<boolean> {

@@ -24,8 +24,12 @@ export interface RunManagerOptions {
   shutdownGraceMs?: number;
   /** The server maximum for a run's turn budget (requests are clamped to it). Default 500. */
   maxTurns?: number;
-  /** Pending + running runs one user may have across threads. Default 8. */
+  /** Running + due pending runs one user may have across threads. Default 8. */
   maxActiveRunsPerUser?: number;
+  /** Runs this worker executes at once; it claims no more from the queue (`keel serve --jobs`). Default 4. */
+  jobs?: number;
+  /** How often the claim queue is polled for due runs nobody started. Default 1 s. */
+  claimPollMs?: number;
   /** Models a request may name (`config.configurable.model` or `context.model`). Default: any. */
   allowedModels?: readonly string[];
   /**
@@ -53,6 +57,8 @@ export interface ResolvedOptions {
   shutdownGraceMs: number;
   maxTurns: number;
   maxActiveRunsPerUser: number;
+  jobs: number;
+  claimPollMs: number;
   allowedModels?: readonly string[];
   runtimeOwnedKeys: readonly string[];
   journalBatchSize: number;
@@ -75,6 +81,8 @@ export function resolveOptions(options: RunManagerOptions): ResolvedOptions {
     shutdownGraceMs: options.shutdownGraceMs ?? 10_000,
     maxTurns: options.maxTurns ?? 500,
     maxActiveRunsPerUser: options.maxActiveRunsPerUser ?? 8,
+    jobs: options.jobs ?? 4,
+    claimPollMs: options.claimPollMs ?? 1_000,
     ...(options.allowedModels ? { allowedModels: options.allowedModels } : {}),
     runtimeOwnedKeys: [...(options.runtimeOwnedKeys ?? [])],
     journalBatchSize: options.journalBatchSize ?? 64,
@@ -82,10 +90,11 @@ export function resolveOptions(options: RunManagerOptions): ResolvedOptions {
     newRunId: options.newRunId ?? randomUUID,
     log: options.log ?? warn,
   };
-  for (const key of ["leaseTtlMs", "heartbeatMs", "reaperMs", "maxTurns", "maxActiveRunsPerUser", "journalBatchSize"] as const) {
+  for (const key of ["leaseTtlMs", "heartbeatMs", "reaperMs", "claimPollMs", "maxTurns", "maxActiveRunsPerUser", "journalBatchSize"] as const) {
     const value = resolved[key];
     if (!Number.isFinite(value) || value <= 0) throw invalid(key, `must be a positive number, got \`${value}\``);
   }
+  if (!Number.isInteger(resolved.jobs) || resolved.jobs < 1) throw invalid("jobs", `must be a positive integer, got \`${resolved.jobs}\``);
   if (!Number.isFinite(resolved.shutdownGraceMs) || resolved.shutdownGraceMs < 0) throw invalid("shutdownGraceMs", `must be ≥ 0, got \`${resolved.shutdownGraceMs}\``);
   if (resolved.heartbeatMs >= resolved.leaseTtlMs) {
     throw invalid("heartbeatMs", `(${resolved.heartbeatMs}) must be below \`leaseTtlMs\` (${resolved.leaseTtlMs}), or every lease expires between two heartbeats`);

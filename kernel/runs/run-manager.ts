@@ -9,6 +9,7 @@
 import { KeelError } from "../errors.js";
 import { newRunRecord, ownedThread } from "./admission.js";
 import { RunCancellation, type CancelAction } from "./cancellation.js";
+import { ClaimQueue } from "./claim-queue.js";
 import { joinRun } from "./join-run.js";
 import { LeaseReaper } from "./lease-reaper.js";
 import { endNeverStartedStream, isTerminal, isoNow, type ManagerContext } from "./manager-context.js";
@@ -30,6 +31,8 @@ export interface CreateRunOptions {
   user: string;
   /** What to do when the thread already has an active run. Default `reject`. */
   strategy?: MultitaskStrategy;
+  /** When the run may start (ISO-8601); the claim queue starts it once due. Default: at once. */
+  dueAt?: string;
 }
 
 export interface WaitRunOptions extends CreateRunOptions {
@@ -75,6 +78,7 @@ export class RunManager {
   private readonly starting = new Set<Promise<unknown>>();
   private readonly cancellation: RunCancellation;
   private readonly reaper: LeaseReaper;
+  private readonly claims: ClaimQueue;
   private shuttingDown = false;
   private shutdownDone: Promise<void> | null = null;
 
@@ -101,13 +105,24 @@ export class RunManager {
         this.ctx.observer.reaperAction("local_abort");
         execution.loseLease();
       },
-      afterReap: async (run) => void (await this.startNext(run.threadId)),
+      afterReap: async () => void (await this.startNext()),
+    });
+    this.claims = new ClaimQueue(this.ctx, this.options.jobs, {
+      running: () => this.executions.size,
+      launch: (run) => this.launch(run),
+      stopped: () => this.shuttingDown,
     });
   }
 
-  /** Start the lease reaper (idempotent). Runs are admitted and executed with or without it. */
+  /**
+   * Start the lease reaper and the claim queue's poll (idempotent). Runs are admitted and
+   * executed with or without them; without the poll this worker claims only after its own
+   * admissions, finished runs and reaper sweeps (or `claimPending()`).
+   */
   start(): void {
-    if (!this.shuttingDown) this.reaper.start(this.options.reaperMs);
+    if (this.shuttingDown) return;
+    this.reaper.start(this.options.reaperMs);
+    this.claims.start(this.options.claimPollMs);
   }
 
   get isShuttingDown(): boolean {
@@ -152,19 +167,20 @@ export class RunManager {
     this.assertAdmitting();
 
     const record = newRunRecord({ runId: this.options.newRunId(), threadId, user: options.user, request: clean, strategy, clock: this.ctx.clock });
+    if (options.dueAt !== undefined) record.dueAt = dueAtOf(options.dueAt);
     // The per-user limit is counted inside the admission transaction, so a burst cannot overshoot it.
     const admission = await this.ctx.store.admitRun(record, { maxActivePerUser: this.options.maxActiveRunsPerUser });
     if (!admission.ok) {
       // Only pending runs block: a queue left behind (e.g. by a shutdown) gets started.
-      if (admission.active.status === "pending") void this.startNext(threadId);
+      if (admission.active.status === "pending") void this.startNext();
       throw new KeelError(
         "KEEL_ERR_RUN_CONFLICT",
         `thread \`${threadId}\` already has an active run (\`${admission.active.runId}\`, ${admission.active.status}); wait for it, cancel it, or use the strategy interrupt, rollback or enqueue`,
       );
     }
     if (replaces) await this.replaceActiveRuns(admission.run, admission.active, before, strategy);
-    const started = await this.startNext(threadId);
-    return started?.runId === record.runId ? started : admission.run;
+    const started = (await this.startNext()).find((run) => run.runId === record.runId);
+    return started ?? admission.run;
   }
 
   /** `createOrReject`, then `join`: resolves with the finished record only after its `end`. */
@@ -247,6 +263,15 @@ export class RunManager {
     return Number.isNaN(pending) || Number.isNaN(running) ? { executing } : { executing, pending, running };
   }
 
+  /**
+   * One pass of the claim queue now (the poll does this every `claimPollMs`): claim due
+   * pending runs of any thread and start them while this worker runs fewer than `jobs`.
+   * Resolves with the runs it started.
+   */
+  claimPending(): Promise<RunRecord[]> {
+    return this.startNext();
+  }
+
   /** One reaper sweep now (the reaper timer does this every `reaperMs`); resolves with the runs it reaped. */
   reapExpired(): Promise<RunRecord[]> {
     return this.reaper.reapOnce();
@@ -289,17 +314,10 @@ export class RunManager {
     for (const run of others) await this.cancellation.cancel(run, strategy, strategy);
   }
 
-  /** Claim the thread's oldest pending run for this worker and start it; null when none could be claimed. */
-  private startNext(threadId: string): Promise<RunRecord | null> {
-    if (this.shuttingDown) return Promise.resolve(null);
-    const claiming = (async () => {
-      const run = await this.ctx.store.claimNext(threadId, this.workerId, this.options.leaseTtlMs, this.ctx.clock.now());
-      if (run) this.launch(run);
-      return run;
-    })().catch((error) => {
-      this.ctx.log(`thread ${threadId}: claiming the next run failed`, error);
-      return null;
-    });
+  /** Fill this worker's free slots from the claim queue (claim-queue.ts); the runs it started. */
+  private startNext(): Promise<RunRecord[]> {
+    if (this.shuttingDown) return Promise.resolve([]);
+    const claiming = this.claims.fill();
     this.starting.add(claiming);
     void claiming.finally(() => this.starting.delete(claiming));
     return claiming;
@@ -310,13 +328,14 @@ export class RunManager {
     this.executions.set(run.runId, execution);
     void execution.finished.finally(() => {
       this.executions.delete(run.runId);
-      void this.startNext(run.threadId);
+      void this.startNext();
     });
   }
 
   private async drain(): Promise<void> {
     this.shuttingDown = true;
     this.reaper.stop();
+    this.claims.stop();
     this.cancellation.stop();
     await Promise.allSettled([...this.starting]);
     const running = () => [...this.executions.values()];
@@ -340,4 +359,11 @@ export class RunManager {
       clearTimeout(timer);
     }
   }
+}
+
+/** A run's due time: an ISO-8601 instant, else KEEL_ERR_CONFIG_INVALID. */
+function dueAtOf(raw: string): string {
+  const ms = Date.parse(raw);
+  if (Number.isNaN(ms)) throw new KeelError("KEEL_ERR_CONFIG_INVALID", `the run's due time \`${raw}\` is not an ISO-8601 instant`, { pointer: "/dueAt" });
+  return new Date(ms).toISOString();
 }

@@ -52,6 +52,17 @@ export interface RunRecord {
   leaseExpiresAt?: string;
   createdAt: string;
   updatedAt: string;
+  /**
+   * When the run may start (ISO-8601). Absent at admission: at once (its `createdAt`).
+   * Stores always return it. The claim queue never starts a run before it is due.
+   */
+  dueAt?: string;
+  /**
+   * Admission order, assigned by the store inside the admission transaction (ignored on
+   * input; stores always return it): a thread's runs start in this order, whatever their
+   * `createdAt` stamps say.
+   */
+  sequence?: number;
   user: string;
   request: RunRequest;
 }
@@ -65,9 +76,11 @@ export type AdmissionResult =
 /** Checked inside the admission transaction, so concurrent admissions cannot overshoot. */
 export interface AdmissionLimits {
   /**
-   * Pending + running runs `run.user` may have across threads; admitting one more throws
-   * KEEL_ERR_RUN_LIMIT. Under interrupt/rollback the thread's active runs, which the new
-   * run replaces, do not count.
+   * Running runs plus due pending runs (due at once, or scheduled and due by the new run's
+   * `createdAt`) `run.user` may have across threads; admitting one more that is due at once
+   * throws KEEL_ERR_RUN_LIMIT (a run scheduled for later is not counted, nor limited, until
+   * it is due). Under
+   * interrupt/rollback the thread's active runs, which the new run replaces, do not count.
    */
   maxActivePerUser?: number;
 }
@@ -106,11 +119,20 @@ export interface RunStore {
   countRuns?(status: "pending" | "running"): Promise<number>;
 
   /**
-   * Claim the oldest pending run of the thread for `owner`: pending → running, epoch + 1,
-   * lease until now + ttl. Null when a run of the thread is already running (a partial
-   * unique index on running runs makes this hold across workers) or none is pending.
+   * Claim the thread's next run for `owner`: its due pending run (`dueAt` ≤ now) with the
+   * lowest `sequence` → running, epoch + 1, lease until now + ttl. Null when a run of the
+   * thread is already running (a partial unique index on running runs makes this hold
+   * across workers) or none is pending and due.
    */
   claimNext(threadId: string, owner: string, ttlMs: number, now: number): Promise<RunRecord | null>;
+  /**
+   * The claim queue: claim the next due run of any thread for `owner`, as `claimNext` does
+   * for one. The candidates are, on every thread with no running run, its due pending run
+   * with the lowest `sequence`; the one claimed is the earliest `dueAt`, then the lowest
+   * `sequence`. Atomic across workers: two claimers never get the same run. Null when no
+   * run is due.
+   */
+  claimDue(owner: string, ttlMs: number, now: number): Promise<RunRecord | null>;
   /** Extend the lease; false when the run is no longer held by owner+epoch. */
   heartbeat(runId: string, owner: string, epoch: number, ttlMs: number, now: number): Promise<boolean>;
   /** Terminal write, compare-and-swap on owner+epoch of a running run. */

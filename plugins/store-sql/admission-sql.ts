@@ -19,50 +19,35 @@ import { KeelError } from "../../kernel/errors.js";
 import { replacesActive, runLimitError } from "../../kernel/runs/admission.js";
 import type { AdmissionLimits, AdmissionResult, RunRecord } from "../../kernel/runs/types.js";
 import { RUNS_TABLE, THREADS_TABLE, type RunRow } from "./entities.js";
-import { admittedRunRow, rowToRun } from "./records.js";
+import { admittedRunRow, rawToRun, rowToRun, type RawRunRow } from "./records.js";
 import { immediateTransaction, prepared, type SqliteDatabase } from "./sqlite-database.js";
 
 const THREAD_EXISTS = `select thread_id from ${THREADS_TABLE} where thread_id = ?`;
-const ACTIVE_RUNS = `select * from ${RUNS_TABLE} where thread_id = ? and status in ('pending', 'running') order by created_at asc, id asc`;
-const USER_ACTIVE = `select count(*) as n from ${RUNS_TABLE} where user_id = ? and status in ('pending', 'running')`;
+const ACTIVE_RUNS = `select * from ${RUNS_TABLE} where thread_id = ? and status in ('pending', 'running') order by id asc`;
+/**
+ * What counts toward the per-user limit: running runs, pending runs that were due at
+ * once, and scheduled ones whose due time came by the admission's time (the new run's
+ * `createdAt`; a clock the immediate runs do not depend on).
+ */
+const USER_ACTIVE =
+  `select count(*) as n from ${RUNS_TABLE} where user_id = ? ` +
+  `and (status = 'running' or (status = 'pending' and (due_at is null or due_at <= created_at or due_at <= ?)))`;
 const USER_ACTIVE_ELSEWHERE = `${USER_ACTIVE} and thread_id <> ?`;
+/** The row's `id` (autoincrement, taken inside this transaction) is the run's admission sequence. */
 const INSERT_RUN =
-  `insert into ${RUNS_TABLE} (run_id, thread_id, assistant_id, status, outcome, multitask_strategy, owner, epoch, lease_expires_at, created_at, updated_at, user_id, request) ` +
-  "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-
-/** A `keel_runs` row as the drivers return it (column names). */
-interface RawRunRow {
-  id: number;
-  run_id: string;
-  thread_id: string;
-  assistant_id: string;
-  status: string;
-  outcome: string | null;
-  multitask_strategy: string;
-  owner: string | null;
-  epoch: number | string;
-  lease_expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-  user_id: string;
-  request: string;
-}
-
-function rawToRun(raw: RawRunRow): RunRecord {
-  return rowToRun({
-    id: Number(raw.id), runId: raw.run_id, threadId: raw.thread_id, assistantId: raw.assistant_id, status: raw.status, outcome: raw.outcome,
-    multitaskStrategy: raw.multitask_strategy, owner: raw.owner, epoch: Number(raw.epoch), leaseExpiresAt: raw.lease_expires_at,
-    createdAt: raw.created_at, updatedAt: raw.updated_at, userId: raw.user_id, request: raw.request,
-  });
-}
+  `insert into ${RUNS_TABLE} (run_id, thread_id, assistant_id, status, outcome, multitask_strategy, owner, epoch, lease_expires_at, created_at, updated_at, due_at, user_id, request) ` +
+  "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 const insertParams = (row: RunRow): unknown[] => [
   row.runId, row.threadId, row.assistantId, row.status, row.outcome ?? null, row.multitaskStrategy, row.owner ?? null, row.epoch, row.leaseExpiresAt ?? null,
-  row.createdAt, row.updatedAt, row.userId, row.request,
+  row.createdAt, row.updatedAt, row.dueAt ?? row.createdAt, row.userId, row.request,
 ];
 
 const threadNotFound = (threadId: string) => new KeelError("KEEL_ERR_STORE_THREAD_NOT_FOUND", `thread \`${threadId}\` does not exist`);
-const userParams = (run: RunRecord): unknown[] => (replacesActive(run) ? [run.user, run.threadId] : [run.user]);
+const userParams = (run: RunRecord): unknown[] => (replacesActive(run) ? [run.user, run.createdAt, run.threadId] : [run.user, run.createdAt]);
+/** A run scheduled for later is not limited at admission (it counts once due). */
+const limited = (run: RunRecord, limits: AdmissionLimits): limits is { maxActivePerUser: number } =>
+  limits.maxActivePerUser !== undefined && (run.dueAt ?? run.createdAt) <= run.createdAt;
 const userSql = (run: RunRecord): string => (replacesActive(run) ? USER_ACTIVE_ELSEWHERE : USER_ACTIVE);
 
 /** What both dialects decide once they hold their locks and have read the thread's active runs. */
@@ -77,12 +62,12 @@ export function admitOnSqlite(db: SqliteDatabase, run: RunRecord, limits: Admiss
     const active = (prepared(db, ACTIVE_RUNS).all(run.threadId) as RawRunRow[]).map(rawToRun);
     const refused = refusal(run, active);
     if (refused) return refused;
-    if (limits.maxActivePerUser !== undefined) {
+    if (limited(run, limits)) {
       const counted = Number((prepared(db, userSql(run)).get(...userParams(run)) as { n: number }).n);
       if (counted >= limits.maxActivePerUser) throw runLimitError(run.user, counted, limits.maxActivePerUser);
     }
     const row = admittedRunRow(run);
-    prepared(db, INSERT_RUN).run(...insertParams(row));
+    row.id = Number(prepared(db, INSERT_RUN).run(...insertParams(row)).lastInsertRowid);
     return { ok: true, run: rowToRun(row), active };
   });
 }
@@ -94,14 +79,15 @@ export function admitOnPostgres(em: SqlEntityManager, run: RunRecord, limits: Ad
     const active = (await tx.execute<RawRunRow[]>(ACTIVE_RUNS, [run.threadId], "all")).map(rawToRun);
     const refused = refusal(run, active);
     if (refused) return refused;
-    if (limits.maxActivePerUser !== undefined) {
+    if (limited(run, limits)) {
       await tx.execute("select pg_advisory_xact_lock(hashtext(?))", [`keel-user:${run.user}`], "all");
       const [{ n }] = await tx.execute<[{ n: string | number }]>(userSql(run), userParams(run), "all");
       const counted = Number(n);
       if (counted >= limits.maxActivePerUser) throw runLimitError(run.user, counted, limits.maxActivePerUser);
     }
     const row = admittedRunRow(run);
-    await tx.execute(INSERT_RUN, insertParams(row), "run");
+    const [inserted] = await tx.execute<[{ id: number | string }]>(`${INSERT_RUN} returning id`, insertParams(row), "all");
+    row.id = Number(inserted.id);
     return { ok: true, run: rowToRun(row), active };
   });
 }

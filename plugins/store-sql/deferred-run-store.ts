@@ -34,6 +34,7 @@ export function deferredRunStore(ready: Promise<RunStore>): RunStore {
     listRuns: forward("listRuns"),
     activeRuns: forward("activeRuns"),
     claimNext: forward("claimNext"),
+    claimDue: forward("claimDue"),
     heartbeat: forward("heartbeat"),
     completeRun: forward("completeRun"),
     cancelPending: forward("cancelPending"),

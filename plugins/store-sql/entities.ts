@@ -30,7 +30,7 @@ export interface ThreadRow {
 }
 
 export interface RunRow {
-  /** Admission order: the tie-break when two runs share `createdAt`. */
+  /** The admission sequence (assigned inside the admission transaction): the run record's `sequence`. */
   id?: number;
   runId: string;
   threadId: string;
@@ -43,6 +43,8 @@ export interface RunRow {
   leaseExpiresAt?: string | null;
   createdAt: string;
   updatedAt: string;
+  /** When the run may start; null (rows of an older schema) reads as `createdAt`. */
+  dueAt?: string | null;
   userId: string;
   request: string;
 }
@@ -89,12 +91,14 @@ export const RunEntity = new EntitySchema<RunRow>({
     leaseExpiresAt: { type: "text", nullable: true },
     createdAt: { type: "text" },
     updatedAt: { type: "text" },
+    dueAt: { type: "text", nullable: true },
     userId: { type: "text" },
     request: { type: "text" },
   },
   indexes: [
     { name: "keel_runs_thread_status_index", properties: ["threadId", "status"] },
     { name: "keel_runs_status_lease_index", properties: ["status", "leaseExpiresAt"] },
+    { name: "keel_runs_status_due_index", properties: ["status", "dueAt"] },
     // Valid on SQLite and PostgreSQL alike. Declared here rather than created beside the
     // schema so that the schema diff knows it and never drops it.
     { name: ONE_RUNNING_INDEX, expression: `create unique index ${ONE_RUNNING_INDEX} on ${RUNS_TABLE} (thread_id) where status = 'running'` },

@@ -39,6 +39,7 @@ export function admittedRunRow(run: RunRecord): RunRow {
     leaseExpiresAt: null,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
+    dueAt: run.dueAt ?? run.createdAt,
     userId: run.user,
     request: JSON.stringify(run.request),
   };
@@ -55,11 +56,40 @@ export function rowToRun(row: RunRow): RunRecord {
     epoch: Number(row.epoch),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+    dueAt: row.dueAt ?? row.createdAt,
     user: row.userId,
     request: JSON.parse(row.request) as RunRequest,
   };
+  if (row.id != null) record.sequence = Number(row.id);
   if (row.outcome != null) record.outcome = JSON.parse(row.outcome) as StatusV2Payload;
   if (row.owner != null) record.owner = row.owner;
   if (row.leaseExpiresAt != null) record.leaseExpiresAt = row.leaseExpiresAt;
   return record;
+}
+
+/** A `keel_runs` row as the drivers return it from raw SQL (column names). */
+export interface RawRunRow {
+  id: number | string;
+  run_id: string;
+  thread_id: string;
+  assistant_id: string;
+  status: string;
+  outcome: string | null;
+  multitask_strategy: string;
+  owner: string | null;
+  epoch: number | string;
+  lease_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+  due_at: string | null;
+  user_id: string;
+  request: string;
+}
+
+export function rawToRun(raw: RawRunRow): RunRecord {
+  return rowToRun({
+    id: Number(raw.id), runId: raw.run_id, threadId: raw.thread_id, assistantId: raw.assistant_id, status: raw.status, outcome: raw.outcome,
+    multitaskStrategy: raw.multitask_strategy, owner: raw.owner, epoch: Number(raw.epoch), leaseExpiresAt: raw.lease_expires_at,
+    createdAt: raw.created_at, updatedAt: raw.updated_at, dueAt: raw.due_at, userId: raw.user_id, request: raw.request,
+  });
 }

@@ -15,6 +15,7 @@ import type { StatusV2Payload } from "../../kernel/loop/status.js";
 import type { AdmissionLimits, AdmissionResult, JournalEntry, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "../../kernel/runs/types.js";
 import { JOURNAL_TABLE, JournalEntity, REPORTS_TABLE, ReportEntity, RUNS_TABLE, RunEntity, THREADS_TABLE, ThreadEntity, type RunRow } from "./entities.js";
 import { admitOnPostgres, admitOnSqlite } from "./admission-sql.js";
+import { claimDueOnPostgres, claimDueOnSqlite, claimThreadOnPostgres, claimThreadOnSqlite } from "./claim-sql.js";
 import { metadataEquals, type Dialect } from "./dialect-sql.js";
 import { migrateSchema } from "./migrate-schema.js";
 import { openOrm, type StoreOrm } from "./open-orm.js";
@@ -24,8 +25,9 @@ import type { StoreTarget } from "./store-url.js";
 
 const isoAt = (ms: number): string => new Date(ms).toISOString();
 // Functions, not shared constants: MikroORM may normalize the objects it is given.
-const oldestFirst = () => ({ createdAt: "asc", id: "asc" }) as const;
-const newestFirst = () => ({ createdAt: "desc", id: "desc" }) as const;
+// `id` is the admission sequence.
+const oldestFirst = () => ({ id: "asc" }) as const;
+const newestFirst = () => ({ id: "desc" }) as const;
 const activeStatuses = () => ({ $in: ["pending", "running"] });
 
 export class SqlRunStore implements RunStore {
@@ -140,27 +142,16 @@ export class SqlRunStore implements RunStore {
     return (await this.em().find(RunEntity, { threadId, status: activeStatuses() }, { orderBy: oldestFirst() })).map(rowToRun);
   }
 
-  /**
-   * One statement, so it is atomic on both dialects. On PostgreSQL two workers racing
-   * for the same pending run serialize on its row lock and the loser's re-checked
-   * `status = 'pending'` fails; any other race (a different run of the thread made
-   * running meanwhile) hits the partial unique index, which is read as "already running".
-   */
+  /** The thread's next due run (claim-sql.ts). */
   async claimNext(threadId: string, owner: string, ttlMs: number, now: number): Promise<RunRecord | null> {
-    const sql =
-      `update ${RUNS_TABLE} set status = 'running', owner = ?, epoch = epoch + 1, lease_expires_at = ?, updated_at = ? ` +
-      `where id = (select id from ${RUNS_TABLE} where thread_id = ? and status = 'pending' order by created_at asc, id asc limit 1) ` +
-      `and status = 'pending' ` +
-      `and not exists (select 1 from ${RUNS_TABLE} where thread_id = ? and status = 'running') ` +
-      `returning *`;
-    const em = this.em();
-    try {
-      const rows = await em.execute<Record<string, unknown>[]>(sql, [owner, isoAt(now + ttlMs), isoAt(now), threadId, threadId], "all");
-      return rows.length === 1 ? rowToRun(em.map(RunEntity, rows[0]!) as RunRow) : null;
-    } catch (error) {
-      if (this.isUniqueViolation(error)) return null;
-      throw error;
-    }
+    if (this.sqlite) return claimThreadOnSqlite(this.sqlite, threadId, owner, ttlMs, now);
+    return claimThreadOnPostgres(this.em(), (error) => this.isUniqueViolation(error), threadId, owner, ttlMs, now);
+  }
+
+  /** The claim queue's next due run of any thread (claim-sql.ts). */
+  async claimDue(owner: string, ttlMs: number, now: number): Promise<RunRecord | null> {
+    if (this.sqlite) return claimDueOnSqlite(this.sqlite, owner, ttlMs, now);
+    return claimDueOnPostgres(() => this.em(), (error) => this.isUniqueViolation(error), owner, ttlMs, now);
   }
 
   async heartbeat(runId: string, owner: string, epoch: number, ttlMs: number, now: number): Promise<boolean> {

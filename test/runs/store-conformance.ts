@@ -15,6 +15,11 @@ export interface RunStoreConformanceOptions {
    * they are closed after the suite.
    */
   makePeers?: () => Promise<RunStore[]>;
+  /**
+   * Stores on a new, empty database (the first, then peers on the same database): the
+   * claim-queue tests claim across every thread, so they need a queue of their own.
+   */
+  makeEmptyStores: () => Promise<{ stores: RunStore[]; dispose: () => Promise<void> }>;
 }
 
 const T0 = Date.parse("2030-01-01T00:00:00.000Z");
@@ -49,7 +54,7 @@ function journalEntry(runId: string, seq: number, kind: JournalEntry["kind"] = "
   return { seq, at: iso(T0 + seq), runId, agent: "lead", turn: seq, kind, name: `step-${seq}`, status: "ok", durationMs: seq * 10 };
 }
 
-export function describeRunStoreConformance(name: string, makeStore: () => Promise<RunStore>, options: RunStoreConformanceOptions = {}): void {
+export function describeRunStoreConformance(name: string, makeStore: () => Promise<RunStore>, options: RunStoreConformanceOptions): void {
   describe(`RunStore conformance: ${name}`, () => {
     let store: RunStore;
     let peers: RunStore[] = [];
@@ -165,7 +170,8 @@ export function describeRunStoreConformance(name: string, makeStore: () => Promi
         const result = await store.admitRun(requested);
 
         const { owner: _o, leaseExpiresAt: _l, outcome: _x, ...rest } = requested;
-        expect(result).toEqual({ ok: true, run: { ...rest, status: "pending" }, active: [] });
+        // Due at once (its createdAt) unless told otherwise; the sequence is the store's.
+        expect(result).toEqual({ ok: true, run: { ...rest, status: "pending", dueAt: iso(T0), sequence: expect.any(Number) }, active: [] });
         if (!result.ok) return;
         expect(await store.getRun(requested.runId)).toEqual(result.run);
         for (const peer of peers) expect(await peer.getRun(requested.runId)).toEqual(result.run);
@@ -240,17 +246,19 @@ export function describeRunStoreConformance(name: string, makeStore: () => Promi
     });
 
     describe("claims and leases", () => {
-      it("claims the oldest pending run: running, owned, epoch + 1, lease until now + ttl", async () => {
+      it("claims the run admitted first: running, owned, epoch + 1, lease until now + ttl", async () => {
         const thread = await store.createThread(makeThread());
-        // Admitted out of creation order: the claim follows createdAt, not admission order.
+        // Admitted out of creation order: the claim follows admission order, not createdAt.
         const later = await store.admitRun(makeRun(thread.threadId, "enqueue", T0 + 2000));
         const earlier = await store.admitRun(makeRun(thread.threadId, "enqueue", T0 + 1000));
         if (!later.ok || !earlier.ok) throw new Error("setup admission refused");
+        expect(later.run.sequence!).toBeLessThan(earlier.run.sequence!);
 
         const now = T0 + 10_000;
         const claimed = await store.claimNext(thread.threadId, "worker-1", TTL, now);
-        expect(claimed).toEqual({ ...earlier.run, status: "running", owner: "worker-1", epoch: 1, leaseExpiresAt: iso(now + TTL), updatedAt: iso(now) });
-        expect(await store.getRun(earlier.run.runId)).toEqual(claimed);
+        expect(claimed).toEqual({ ...later.run, status: "running", owner: "worker-1", epoch: 1, leaseExpiresAt: iso(now + TTL), updatedAt: iso(now) });
+        expect(await store.getRun(later.run.runId)).toEqual(claimed);
+        expect((await store.activeRuns(thread.threadId)).map((r) => r.runId)).toEqual([later.run.runId, earlier.run.runId]);
       });
 
       it("breaks a createdAt tie by admission order", async () => {
@@ -426,6 +434,97 @@ export function describeRunStoreConformance(name: string, makeStore: () => Promi
       });
     });
 
+    describe("the claim queue", () => {
+      /** An empty database for one test: `claimDue` looks at every thread. */
+      async function emptyQueue() {
+        const { stores, dispose } = await options.makeEmptyStores();
+        disposals.push(dispose);
+        const [queue, ...others] = stores as [RunStore, ...RunStore[]];
+        await queue.init();
+        return { queue, claimers: [queue, ...others] };
+      }
+      const disposals: Array<() => Promise<void>> = [];
+      afterAll(async () => {
+        for (const dispose of disposals.splice(0)) await dispose();
+      });
+
+      async function admit(queue: RunStore, threadId: string, createdAtMs: number, dueAtMs?: number, overrides: Partial<RunRecord> = {}): Promise<RunRecord> {
+        const run = makeRun(threadId, "enqueue", createdAtMs, { ...(dueAtMs === undefined ? {} : { dueAt: iso(dueAtMs) }), ...overrides });
+        const result = await queue.admitRun(run);
+        if (!result.ok) throw new Error("setup admission refused");
+        return result.run;
+      }
+      const done = (queue: RunStore, run: RunRecord, at: number) => queue.completeRun(run.runId, run.owner!, run.epoch, { status: "success", outcome: outcome("succeeded") }, iso(at));
+
+      it("claims by due time, then admission sequence, one run per idle thread, never before it is due", async () => {
+        const { queue } = await emptyQueue();
+        const [a, b, c, d] = await Promise.all([0, 1, 2, 3].map(() => queue.createThread(makeThread())));
+        const a1 = await admit(queue, a!.threadId, T0, T0 + 2000);
+        const b1 = await admit(queue, b!.threadId, T0 + 500, T0 + 1000);
+        const c1 = await admit(queue, c!.threadId, T0 + 1000); // due at its createdAt: the same due time as b1, admitted later
+        const c2 = await admit(queue, c!.threadId, T0); // stamped earlier, admitted later: runs after c1
+        const d1 = await admit(queue, d!.threadId, T0, T0 + 60_000);
+        expect(c1.dueAt).toBe(iso(T0 + 1000));
+        expect(d1.dueAt).toBe(iso(T0 + 60_000));
+
+        const now = T0 + 3000;
+        const first = await queue.claimDue("worker-1", TTL, now);
+        expect(first).toEqual({ ...b1, status: "running", owner: "worker-1", epoch: 1, leaseExpiresAt: iso(now + TTL), updatedAt: iso(now) });
+        expect((await queue.claimDue("worker-1", TTL, now))?.runId).toBe(c1.runId);
+        expect((await queue.claimDue("worker-2", TTL, now))?.runId).toBe(a1.runId);
+        // c2 waits for c1 (one running run per thread); d1 is not due.
+        expect(await queue.claimDue("worker-2", TTL, now)).toBeNull();
+        expect(await queue.claimNext(d!.threadId, "worker-2", TTL, now)).toBeNull();
+
+        const claimedC1 = (await queue.getRun(c1.runId))!;
+        expect(await done(queue, claimedC1, now + 1)).toBe(true);
+        expect((await queue.claimDue("worker-2", TTL, now + 2))?.runId).toBe(c2.runId);
+        expect(await queue.claimDue("worker-2", TTL, T0 + 59_999)).toBeNull();
+        expect((await queue.claimDue("worker-2", TTL, T0 + 60_000))?.runId).toBe(d1.runId);
+        expect(await queue.claimDue("worker-2", TTL, T0 + 70_000)).toBeNull();
+      });
+
+      it("per thread: the due run admitted first; a run not yet due lets a later due one pass", async () => {
+        const { queue } = await emptyQueue();
+        const thread = await queue.createThread(makeThread());
+        const scheduled = await admit(queue, thread.threadId, T0, T0 + 10_000);
+        const now1 = await admit(queue, thread.threadId, T0 + 2);
+        const now2 = await admit(queue, thread.threadId, T0 + 1);
+        expect(await queue.claimNext(thread.threadId, "w", TTL, T0)).toBeNull(); // none is due yet
+        const first = (await queue.claimNext(thread.threadId, "w", TTL, T0 + 5))!;
+        expect(first.runId).toBe(now1.runId);
+        expect(await done(queue, first, T0 + 6)).toBe(true);
+        const second = (await queue.claimDue("w", TTL, T0 + 7))!;
+        expect(second.runId).toBe(now2.runId);
+        expect(await done(queue, second, T0 + 8)).toBe(true);
+        expect(await queue.claimDue("w", TTL, T0 + 9_999)).toBeNull();
+        expect((await queue.claimDue("w", TTL, T0 + 10_000))?.runId).toBe(scheduled.runId);
+      });
+
+      it("never gives one run to two concurrent claimers (claimers spread over every connection)", async () => {
+        const { queue, claimers } = await emptyQueue();
+        const threads = await Promise.all(Array.from({ length: 12 }, () => queue.createThread(makeThread())));
+        const heads: string[] = [];
+        for (const [i, t] of threads.entries()) {
+          heads.push((await admit(queue, t.threadId, T0 + i)).runId);
+          await admit(queue, t.threadId, T0 + i); // waits behind the head
+        }
+        const claimed: RunRecord[] = [];
+        // Rounds of 8 concurrent claims until two rounds in a row find nothing (bounded).
+        for (let round = 0, empty = 0; round < 40 && empty < 2; round++) {
+          const results = await Promise.all(Array.from({ length: 8 }, (_, i) => claimers[i % claimers.length]!.claimDue(`worker-${i}`, TTL, T0 + 1000)));
+          const won = results.filter((r): r is RunRecord => r !== null);
+          claimed.push(...won);
+          empty = won.length === 0 ? empty + 1 : 0;
+        }
+        const ids = claimed.map((r) => r.runId);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect([...ids].sort()).toEqual([...heads].sort());
+        for (const run of claimed) expect(await queue.getRun(run.runId)).toMatchObject({ status: "running", owner: run.owner, epoch: 1 });
+        expect(await queue.countRuns?.("pending")).toBe(12);
+      });
+    });
+
     describe("concurrency", () => {
       const workers = () => [store, ...peers];
 
@@ -456,6 +555,26 @@ export function describeRunStoreConformance(name: string, makeStore: () => Promi
         const other = await store.createThread(makeThread());
         expect((await store.admitRun(makeRun(other.threadId, "reject", T0 + 5, { user: `other-${randomUUID()}` }), limit)).ok).toBe(true);
         expect((await store.admitRun(makeRun(c!.threadId, "reject", T0 + 6, { user }))).ok).toBe(true);
+      });
+
+      it("counts running and due runs toward the user's limit, not runs scheduled for later; an ended run stops counting", async () => {
+        const user = `u-${randomUUID()}`;
+        const [a, b, c, d] = await Promise.all([0, 1, 2, 3].map(() => store.createThread(makeThread({ owner: user }))));
+        const limit = { maxActivePerUser: 1 };
+        const r1 = await store.admitRun(makeRun(a!.threadId, "reject", T0, { user }), limit);
+        // Scheduled for later: admitted although the user is at the limit, and not counted.
+        const later = await store.admitRun(makeRun(b!.threadId, "reject", T0 + 1, { user, dueAt: iso(T0 + 60_000) }), limit);
+        expect(r1.ok && later.ok).toBe(true);
+        await expect(store.admitRun(makeRun(c!.threadId, "reject", T0 + 2, { user }), limit)).rejects.toMatchObject({ code: "KEEL_ERR_RUN_LIMIT" });
+        const running = (await store.claimNext(a!.threadId, "w", TTL, T0 + 3))!;
+        await expect(store.admitRun(makeRun(c!.threadId, "reject", T0 + 4, { user }), limit)).rejects.toMatchObject({ code: "KEEL_ERR_RUN_LIMIT" });
+        expect(await store.completeRun(running.runId, "w", running.epoch, { status: "success", outcome: outcome("succeeded") }, iso(T0 + 5))).toBe(true);
+        const r3 = await store.admitRun(makeRun(c!.threadId, "reject", T0 + 6, { user }), limit);
+        expect(r3.ok).toBe(true);
+        expect(r3.ok && (await store.cancelPending(r3.run.runId, outcome("cancelled"), iso(T0 + 7)))).toBe(true);
+        // Once due, the scheduled run counts.
+        await expect(store.admitRun(makeRun(d!.threadId, "reject", T0 + 60_000, { user }), limit)).rejects.toMatchObject({ code: "KEEL_ERR_RUN_LIMIT" });
+        expect((await store.admitRun(makeRun(d!.threadId, "reject", T0 + 59_999, { user }), limit)).ok).toBe(true);
       });
 
       it("admits exactly the limit of 20 concurrent runs of one user on different threads", async () => {

@@ -13,6 +13,7 @@ import type { RunStore } from "../../../kernel/runs/types.js";
 import { describeRunStoreConformance } from "../../runs/store-conformance.js";
 import { countingGraph } from "./counting-graph.js";
 import { postgresUnavailable } from "../../e2e/services.js";
+import { scratchDatabase } from "./scratch-database.js";
 
 const PG_URL = process.env.KEEL_TEST_PG_URL ?? "postgres://keel:keel@127.0.0.1:5432/keel";
 
@@ -26,6 +27,18 @@ if (skipReason !== null) {
 } else {
   describeRunStoreConformance("PostgreSQL", () => createSqlRunStore(PG_URL), {
     makePeers: async () => [await createSqlRunStore(PG_URL)],
+    // A scratch database per call, with two stores (two pools) on it.
+    makeEmptyStores: async () => {
+      const { url, drop } = await scratchDatabase(PG_URL, "keel_queue");
+      const stores = [await createSqlRunStore(url), await createSqlRunStore(url)];
+      return {
+        stores,
+        dispose: async () => {
+          await Promise.all(stores.map((s) => s.close()));
+          await drop();
+        },
+      };
+    },
   });
 
   describe("store-sql on PostgreSQL", () => {

@@ -20,12 +20,23 @@ const Database = createRequire(import.meta.url)("better-sqlite3") as new (path: 
 };
 
 const conformanceUrl = `sqlite:${join(dir, "conformance", "keel.db")}`;
+let emptyFiles = 0;
 describeRunStoreConformance("SQLite file", () => createSqlRunStore(conformanceUrl), {
   // A second store on the same file: its own connection, like another worker.
   makePeers: async () => [await createSqlRunStore(conformanceUrl)],
+  makeEmptyStores: async () => {
+    const url = `sqlite:${join(dir, `empty-${++emptyFiles}`, "keel.db")}`;
+    const stores = [await createSqlRunStore(url), await createSqlRunStore(url)];
+    return { stores, dispose: async () => void (await Promise.all(stores.map((s) => s.close()))) };
+  },
 });
 
-describeRunStoreConformance("SQLite in memory", () => createSqlRunStore("sqlite::memory:"));
+describeRunStoreConformance("SQLite in memory", () => createSqlRunStore("sqlite::memory:"), {
+  makeEmptyStores: async () => {
+    const store = await createSqlRunStore("sqlite::memory:");
+    return { stores: [store], dispose: () => store.close() };
+  },
+});
 
 const thread = (threadId: string) => ({ threadId, owner: "u", status: "idle" as const, metadata: {}, createdAt: "2030-01-01T00:00:00.000Z", updatedAt: "2030-01-01T00:00:00.000Z" });
 const run = (runId: string, threadId: string) => ({
