@@ -11,6 +11,7 @@ import storeSqlPlugin, { closeCheckpointer, createCheckpointer, createSqlRunStor
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { RunStore } from "../../../kernel/runs/types.js";
 import { describeRunStoreConformance } from "../../runs/store-conformance.js";
+import { describeClaimQueueManagers } from "../../runs/claim-queue-managers.js";
 import { countingGraph } from "./counting-graph.js";
 import { postgresUnavailable } from "../../e2e/services.js";
 import { scratchDatabase } from "./scratch-database.js";
@@ -39,6 +40,19 @@ if (skipReason !== null) {
         },
       };
     },
+  });
+
+  // Two stores (two pools) on a scratch database, as two worker processes would have.
+  describeClaimQueueManagers("PostgreSQL", async () => {
+    const { url, drop } = await scratchDatabase(PG_URL, "keel_queue");
+    const stores: [RunStore, RunStore] = [await createSqlRunStore(url), await createSqlRunStore(url)];
+    return {
+      stores,
+      dispose: async () => {
+        await Promise.all(stores.map((s) => s.close()));
+        await drop();
+      },
+    };
   });
 
   describe("store-sql on PostgreSQL", () => {

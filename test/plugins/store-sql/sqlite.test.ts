@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import storeSqlPlugin, { stockCheckpointsPathFor, closeCheckpointer, createCheckpointer, createSqlRunStore, parseStoreUrl, SqlRunStore, sqliteDatabaseOf } from "../../../plugins/store-sql/index.js";
 import type { RunStore } from "../../../kernel/runs/types.js";
 import { describeRunStoreConformance } from "../../runs/store-conformance.js";
+import { describeClaimQueueManagers } from "../../runs/claim-queue-managers.js";
 import { countingGraph } from "./counting-graph.js";
 
 const dir = mkdtempSync(join(tmpdir(), "keel-store-sql-"));
@@ -29,6 +30,13 @@ describeRunStoreConformance("SQLite file", () => createSqlRunStore(conformanceUr
     const stores = [await createSqlRunStore(url), await createSqlRunStore(url)];
     return { stores, dispose: async () => void (await Promise.all(stores.map((s) => s.close()))) };
   },
+});
+
+// Two stores on one new file: two connections, as two worker processes would have.
+describeClaimQueueManagers("SQLite file", async () => {
+  const url = `sqlite:${join(dir, `managers-${++emptyFiles}`, "keel.db")}`;
+  const stores: [RunStore, RunStore] = [await createSqlRunStore(url), await createSqlRunStore(url)];
+  return { stores, dispose: async () => void (await Promise.all(stores.map((s) => s.close()))) };
 });
 
 describeRunStoreConformance("SQLite in memory", () => createSqlRunStore("sqlite::memory:"), {
