@@ -5,7 +5,7 @@ import { parseModelSpec } from "../../tools/serve/model-spec.js";
 describe("keel serve options", () => {
   it("defaults: 127.0.0.1:8787, SQLite, no Redis, the lead stack, the demo model with bash on, 500 turns", () => {
     const options = resolveServeOptions({}, {}, "/work");
-    expect(options).toMatchObject({ port: 8787, host: "127.0.0.1", db: "sqlite:./.keel/keel.db", stacks: ["lead"], model: { kind: "demo" }, bash: "on", maxTurns: 500, lease: {} });
+    expect(options).toMatchObject({ port: 8787, host: "127.0.0.1", db: "sqlite:./.keel/keel.db", stacks: ["lead"], model: { kind: "demo" }, bash: "on", maxTurns: 500, jobs: 4, lease: {} });
     expect(options.redis).toBeUndefined();
     expect(options.apiKeys.size).toBe(0);
   });
@@ -36,6 +36,8 @@ describe("keel serve options", () => {
     expect(() => resolveServeOptions({ port: "80x" }, {}, "/w")).toThrow(/--port/);
     expect(() => resolveServeOptions({ port: "70000" }, {}, "/w")).toThrow(/--port/);
     expect(() => resolveServeOptions({ "max-turns": "0" }, {}, "/w")).toThrow(/--max-turns/);
+    expect(resolveServeOptions({ jobs: "2" }, {}, "/w").jobs).toBe(2);
+    for (const jobs of ["0", "-1", "1.5", "x", "1001"]) expect(() => resolveServeOptions({ jobs }, {}, "/w")).toThrow(/--jobs must be an integer from 1 to 1000/);
     expect(() => resolveServeOptions({}, { KEEL_LEASE_TTL_MS: "soon" }, "/w")).toThrow(/KEEL_LEASE_TTL_MS/);
   });
 

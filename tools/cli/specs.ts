@@ -124,7 +124,7 @@ export const PLUGIN_CHECK_SPEC = {
 export const SERVE_SPEC = {
   name: "serve",
   usage:
-    "usage: keel serve [--port 8787] [--host 127.0.0.1] [--db URL] [--redis URL] [--stack NAME]... [--model demo|scripted:FILE|openai:MODEL|anthropic:MODEL] [--bash on|off] [--max-turns 500] [--max-tokens N] [--summarizer-model openai:MODEL|anthropic:MODEL] [--plugin FILE]... [--workspaces DIR] [--otlp-endpoint URL]",
+    "usage: keel serve [--port 8787] [--host 127.0.0.1] [--db URL] [--redis URL] [--stack NAME]... [--model demo|scripted:FILE|openai:MODEL|anthropic:MODEL] [--bash on|off] [--max-turns 500] [--jobs 4] [--max-tokens N] [--summarizer-model openai:MODEL|anthropic:MODEL] [--plugin FILE]... [--workspaces DIR] [--otlp-endpoint URL]",
   summary: "Start the HTTP gateway (LangGraph Agent Server API) and serve runs until SIGTERM/SIGINT.",
   flags: {
     port: { value: "N", default: "8787", description: "port to listen on (0 picks a free one)" },
@@ -137,6 +137,7 @@ export const SERVE_SPEC = {
     "summarizer-model": { value: "SPEC", default: "the run's model", description: "the model that writes summaries (openai:MODEL | anthropic:MODEL)" },
     bash: { allowed: ["on", "off"], default: "on for demo/scripted, off for real models", description: "run real bash commands" },
     "max-turns": { value: "N", default: "500", description: "cap on any run's turn limit" },
+    jobs: { value: "N", default: "4", description: "runs this worker executes at once; it claims no more from the run queue (1 to 1000)" },
     plugin: { value: "FILE", multiple: true, description: 'add a service plugin module (kind "service"), e.g. another stream-bridge' },
     "max-tokens": { value: "N", default: "the client's", description: "output-token cap of each provider response (openai:/anthropic: only)" },
     "otlp-endpoint": OTLP_FLAG,

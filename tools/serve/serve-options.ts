@@ -9,6 +9,8 @@ export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_DB_URL = "sqlite:./.keel/keel.db";
 export const DEFAULT_MAX_TURNS = 500;
+/** `--jobs`: runs one worker executes at once (the RunManager's `jobs`). */
+export const DEFAULT_JOBS = 4;
 
 /** Lease timing of the run service (kernel/runs/README.md); the env overrides exist for lease-expiry tests. */
 export interface LeaseTiming {
@@ -32,6 +34,8 @@ export interface ServeOptions {
   summarizerModel?: ModelSpec;
   bash: "on" | "off";
   maxTurns: number;
+  /** `--jobs N`: runs this worker executes at once; it claims no more from the run queue. */
+  jobs: number;
   apiKeys: ApiKeys;
   lease: LeaseTiming;
   /** `--plugin FILE` service modules, in argument order (paths as given; resolved against the cwd). */
@@ -52,6 +56,7 @@ export interface ServeFlags {
   "summarizer-model"?: string;
   bash?: string;
   "max-turns"?: string;
+  jobs?: string;
   "max-tokens"?: string;
   plugin?: string[];
   workspaces?: string;
@@ -90,6 +95,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, c
     model,
     bash,
     maxTurns: integerFlag("--max-turns", flags["max-turns"], DEFAULT_MAX_TURNS, 1, 100_000),
+    jobs: integerFlag("--jobs", flags.jobs, DEFAULT_JOBS, 1, 1000),
     apiKeys,
     lease: leaseTiming(env),
     pluginFiles: flags.plugin ?? [],

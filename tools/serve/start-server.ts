@@ -81,6 +81,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       bridge: services.bridge,
       executor,
       maxTurns: options.maxTurns,
+      jobs: options.jobs,
       allowedModels: serverModelAllowlist(options.model, options.summarizerModel),
       runtimeOwnedKeys: executor.runtimeOwnedKeys,
       ...options.lease,
