@@ -11,9 +11,10 @@ import type { StatusV2Payload } from "../loop/status.js";
 import { replacesActive, runLimitError } from "./admission.js";
 import type { AdmissionLimits, AdmissionResult, JournalEntry, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "./types.js";
 
-/** A stored run; its admission order is `record.sequence`. */
+/** A stored run (its admission order is `record.sequence`); `scheduled` when the admission gave it a `dueAt`. */
 interface StoredRun {
   record: RunRecord;
+  scheduled: boolean;
 }
 
 const isoAt = (ms: number): string => new Date(ms).toISOString();
@@ -35,9 +36,10 @@ function queueOrder(a: RunRecord, b: RunRecord): number {
 }
 
 /** A pending run counts toward its user's limit when it was due at once, or once its due time came. */
-const countsWhilePending = (run: RunRecord, now: string): boolean => run.dueAt! <= run.createdAt || run.dueAt! <= now;
+const countsWhilePending = ({ record, scheduled }: StoredRun, now: string): boolean => !scheduled || record.dueAt! <= record.createdAt || record.dueAt! <= now;
 
-const isDue = (run: RunRecord, now: number): boolean => run.status === "pending" && run.dueAt! <= isoAt(now);
+/** A run due at once is due whatever the clocks say (its `createdAt` may come from a clock ahead of this one). */
+const isDue = ({ record, scheduled }: StoredRun, now: number): boolean => record.status === "pending" && (!scheduled || record.dueAt! <= isoAt(now));
 
 function isActive(status: RunRecordStatus): boolean {
   return status === "pending" || status === "running";
@@ -111,16 +113,16 @@ export class MemoryRunStore implements RunStore {
     const dueAt = run.dueAt ?? run.createdAt;
     if (limits.maxActivePerUser !== undefined && dueAt <= run.createdAt) {
       const counted = [...this.runs.values()].filter(
-        ({ record }) =>
-          record.user === run.user &&
-          (record.status === "running" || (record.status === "pending" && countsWhilePending(record, run.createdAt))) &&
-          !(replacesActive(run) && record.threadId === run.threadId),
+        (stored) =>
+          stored.record.user === run.user &&
+          (stored.record.status === "running" || (stored.record.status === "pending" && countsWhilePending(stored, run.createdAt))) &&
+          !(replacesActive(run) && stored.record.threadId === run.threadId),
       ).length;
       if (counted >= limits.maxActivePerUser) throw runLimitError(run.user, counted, limits.maxActivePerUser);
     }
     const { owner: _owner, leaseExpiresAt: _lease, outcome: _outcome, sequence: _sequence, ...rest } = jsonCopy(run);
     const record: RunRecord = { ...rest, status: "pending", dueAt, sequence: ++this.admissions };
-    this.runs.set(run.runId, { record });
+    this.runs.set(run.runId, { record, scheduled: run.dueAt !== undefined });
     return { ok: true, run: jsonCopy(record), active: jsonCopy(active) };
   }
 
@@ -149,9 +151,10 @@ export class MemoryRunStore implements RunStore {
   async claimDue(owner: string, ttlMs: number, now: number): Promise<RunRecord | null> {
     const heads = new Map<string, RunRecord>();
     const busy = new Set<string>();
-    for (const { record } of this.runs.values()) {
+    for (const stored of this.runs.values()) {
+      const { record } = stored;
       if (record.status === "running") busy.add(record.threadId);
-      if (!isDue(record, now)) continue;
+      if (!isDue(stored, now)) continue;
       const head = heads.get(record.threadId);
       if (!head || record.sequence! < head.sequence!) heads.set(record.threadId, record);
     }
@@ -163,7 +166,7 @@ export class MemoryRunStore implements RunStore {
   private threadHead(threadId: string, now: number): RunRecord | undefined {
     const active = this.storedActive(threadId);
     if (active.some((s) => s.record.status === "running")) return undefined;
-    return active.find((s) => isDue(s.record, now))?.record;
+    return active.find((s) => isDue(s, now))?.record;
   }
 
   private claim(next: RunRecord, owner: string, ttlMs: number, now: number): RunRecord {

@@ -53,8 +53,9 @@ export interface RunRecord {
   createdAt: string;
   updatedAt: string;
   /**
-   * When the run may start (ISO-8601). Absent at admission: at once (its `createdAt`).
-   * Stores always return it. The claim queue never starts a run before it is due.
+   * When the run may start (ISO-8601). Absent at admission: at once, whatever the
+   * claimer's clock says (read back as its `createdAt`, the time it sorts by). Stores
+   * always return it. The claim queue never starts a scheduled run before it is due.
    */
   dueAt?: string;
   /**

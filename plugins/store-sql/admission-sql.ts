@@ -40,7 +40,7 @@ const INSERT_RUN =
 
 const insertParams = (row: RunRow): unknown[] => [
   row.runId, row.threadId, row.assistantId, row.status, row.outcome ?? null, row.multitaskStrategy, row.owner ?? null, row.epoch, row.leaseExpiresAt ?? null,
-  row.createdAt, row.updatedAt, row.dueAt ?? row.createdAt, row.userId, row.request,
+  row.createdAt, row.updatedAt, row.dueAt ?? null, row.userId, row.request,
 ];
 
 const threadNotFound = (threadId: string) => new KeelError("KEEL_ERR_STORE_THREAD_NOT_FOUND", `thread \`${threadId}\` does not exist`);

@@ -2,9 +2,10 @@
  * The claim queue as raw SQL (kernel/runs/README.md, "The claim queue"): a claim turns
  * one due pending run into a running one under this worker's lease.
  *
- * Order: a thread's next run is its due pending run (`coalesce(due_at, created_at)` ≤ now)
+ * Order: a thread's next run is its due pending run (`due_at` null — due at once — or ≤ now)
  * with the lowest `id` — the admission sequence — and only while none of its runs is
- * running; across threads, the earliest due time, then the lowest `id`.
+ * running; across threads, the earliest due time (`coalesce(due_at, created_at)`), then
+ * the lowest `id`.
  *
  * SQLite: the candidate is read and claimed synchronously inside one `BEGIN IMMEDIATE`
  * transaction on the store's connection, so two claimers (of this process or of another
@@ -23,13 +24,16 @@ import { immediateTransaction, prepared, type SqliteDatabase } from "./sqlite-da
 import type { RunRecord } from "../../kernel/runs/types.js";
 
 const isoAt = (ms: number): string => new Date(ms).toISOString();
+/** The queue's time key: the due time, or for a run due at once its `createdAt`. */
 const due = (alias: string) => `coalesce(${alias}.due_at, ${alias}.created_at)`;
+/** Due by now (one parameter): a run due at once always is, whatever the clocks of other workers say. */
+const isDue = (alias: string) => `(${alias}.due_at is null or ${alias}.due_at <= ?)`;
 
 /** Due pending runs at the head of an idle thread's queue; parameters: now, now. */
 const HEADS =
-  `from ${RUNS_TABLE} r where r.status = 'pending' and ${due("r")} <= ? ` +
+  `from ${RUNS_TABLE} r where r.status = 'pending' and ${isDue("r")} ` +
   `and not exists (select 1 from ${RUNS_TABLE} x where x.thread_id = r.thread_id and x.status = 'running') ` +
-  `and not exists (select 1 from ${RUNS_TABLE} p where p.thread_id = r.thread_id and p.status = 'pending' and ${due("p")} <= ? and p.id < r.id)`;
+  `and not exists (select 1 from ${RUNS_TABLE} p where p.thread_id = r.thread_id and p.status = 'pending' and ${isDue("p")} and p.id < r.id)`;
 const NEXT_DUE = `select r.id ${HEADS} order by ${due("r")} asc, r.id asc limit 1`;
 /** Parameters: owner, lease until, now, id. */
 const CLAIM_ID = `update ${RUNS_TABLE} set status = 'running', owner = ?, epoch = epoch + 1, lease_expires_at = ?, updated_at = ? where id = ? and status = 'pending' returning *`;
@@ -40,7 +44,7 @@ const CLAIM_DUE_POSTGRES =
 /** Parameters: owner, lease until, now, thread, now, thread. */
 const CLAIM_THREAD =
   `update ${RUNS_TABLE} set status = 'running', owner = ?, epoch = epoch + 1, lease_expires_at = ?, updated_at = ? ` +
-  `where id = (select r.id from ${RUNS_TABLE} r where r.thread_id = ? and r.status = 'pending' and ${due("r")} <= ? order by r.id asc limit 1) ` +
+  `where id = (select r.id from ${RUNS_TABLE} r where r.thread_id = ? and r.status = 'pending' and ${isDue("r")} order by r.id asc limit 1) ` +
   `and status = 'pending' ` +
   `and not exists (select 1 from ${RUNS_TABLE} x where x.thread_id = ? and x.status = 'running') ` +
   `returning *`;

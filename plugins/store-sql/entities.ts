@@ -43,7 +43,7 @@ export interface RunRow {
   leaseExpiresAt?: string | null;
   createdAt: string;
   updatedAt: string;
-  /** When the run may start; null (rows of an older schema) reads as `createdAt`. */
+  /** When the run may start; null: due at once (also rows of an older schema), read back as `createdAt`. */
   dueAt?: string | null;
   userId: string;
   request: string;

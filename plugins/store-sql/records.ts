@@ -39,7 +39,8 @@ export function admittedRunRow(run: RunRecord): RunRow {
     leaseExpiresAt: null,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
-    dueAt: run.dueAt ?? run.createdAt,
+    // Null: due at once, whatever the clocks of other workers say (read back as `createdAt`).
+    dueAt: run.dueAt ?? null,
     userId: run.user,
     request: JSON.stringify(run.request),
   };

@@ -489,8 +489,7 @@ export function describeRunStoreConformance(name: string, makeStore: () => Promi
         const thread = await queue.createThread(makeThread());
         const scheduled = await admit(queue, thread.threadId, T0, T0 + 10_000);
         const now1 = await admit(queue, thread.threadId, T0 + 2);
-        const now2 = await admit(queue, thread.threadId, T0 + 1);
-        expect(await queue.claimNext(thread.threadId, "w", TTL, T0)).toBeNull(); // none is due yet
+        const now2 = await admit(queue, thread.threadId, T0 + 1); // stamped earlier, admitted later
         const first = (await queue.claimNext(thread.threadId, "w", TTL, T0 + 5))!;
         expect(first.runId).toBe(now1.runId);
         expect(await done(queue, first, T0 + 6)).toBe(true);
@@ -499,6 +498,14 @@ export function describeRunStoreConformance(name: string, makeStore: () => Promi
         expect(await done(queue, second, T0 + 8)).toBe(true);
         expect(await queue.claimDue("w", TTL, T0 + 9_999)).toBeNull();
         expect((await queue.claimDue("w", TTL, T0 + 10_000))?.runId).toBe(scheduled.runId);
+      });
+
+      it("a run due at once is claimable by a claimer whose clock is behind its createdAt", async () => {
+        const { queue } = await emptyQueue();
+        const thread = await queue.createThread(makeThread());
+        const run = await admit(queue, thread.threadId, T0 + 5000); // stamped by a clock 5 s ahead
+        expect(run.dueAt).toBe(iso(T0 + 5000));
+        expect((await queue.claimDue("w", TTL, T0))?.runId).toBe(run.runId);
       });
 
       it("never gives one run to two concurrent claimers (claimers spread over every connection)", async () => {
