@@ -31,8 +31,8 @@ export interface RealBashOptions {
   requestedTimeoutSeconds?: number;
 }
 
-/** Process groups of commands still running in this process: killed when the process exits. */
-const liveGroups = new Set<number>();
+/** Commands still running in this process (their watchdog, and their group once known): killed when the process exits. */
+const liveCommands = new Set<{ watchdogPid: number | undefined; pgid: number | undefined }>();
 let exitHookInstalled = false;
 
 function killGroup(pgid: number | undefined): void {
@@ -49,8 +49,18 @@ function installExitHook(): void {
   exitHookInstalled = true;
   // Synchronous on purpose: `exit` listeners cannot wait. The watchdogs would notice the
   // closed pipe anyway; this makes it immediate.
+  // A group this process has not heard of yet is killed by its watchdog on SIGTERM.
   process.on("exit", () => {
-    for (const pgid of liveGroups) killGroup(pgid);
+    for (const command of liveCommands) {
+      killGroup(command.pgid);
+      if (command.watchdogPid !== undefined) {
+        try {
+          process.kill(command.watchdogPid, "SIGTERM");
+        } catch {
+          // already gone
+        }
+      }
+    }
   });
 }
 
@@ -123,6 +133,8 @@ export function runRealBash(command: string, options: RealBashOptions): Promise<
     });
     // fd 3 carries renewals and kills to the watchdog, fd 4 its reports back: a write that
     // fails on a dead watchdog's pipe cannot discard reports still waiting to be read.
+    const live = { watchdogPid: watchdog.pid, pgid: undefined as number | undefined };
+    liveCommands.add(live);
     const control = watchdog.stdio[3] as Socket;
     const reports = watchdog.stdio[4] as Socket;
     control.on("error", () => undefined); // the watchdog died: its exit is handled below.
@@ -149,7 +161,7 @@ export function runRealBash(command: string, options: RealBashOptions): Promise<
         if (exit !== undefined) continue;
         if (message.event === "started") {
           pgid = message.pid;
-          liveGroups.add(pgid);
+          live.pgid = pgid;
           if (options.signal.aborted) onAbort();
         } else if (message.event === "killed") {
           // A cancellation seen here first keeps its own wording.
@@ -180,7 +192,7 @@ export function runRealBash(command: string, options: RealBashOptions): Promise<
       settled = true;
       clearInterval(renew);
       options.signal.removeEventListener("abort", onAbort);
-      if (pgid !== undefined) liveGroups.delete(pgid);
+      liveCommands.delete(live);
       control.destroy();
       reports.destroy();
       resolve(result);

@@ -169,12 +169,12 @@ describe("no command outlives its call", () => {
     );
   });
 
-  it("a worker that exits while its command runs takes the command's group with it", async () => {
-    // process.exit (what a server does after its shutdown) runs the tool's exit hook.
+  it("a worker that exits (process.exit) while its command runs takes the command's group with it", async () => {
+    // process.exit runs the tool's exit hook; the watchdog's EOF would also do it.
     const { child, result } = startWorker("echo $$ > sh.pid; sleep 30 & echo $! > bg.pid; sleep 30", { watchdogDeadlineMs: 20_000 });
     const shell = await pidFrom("sh.pid");
     const background = await pidFrom("bg.pid");
-    child.kill("SIGTERM"); // no handler in the worker: Node exits on it
+    child.kill("SIGUSR2"); // the worker calls process.exit(0)
     await result;
     expect(await waitFor(() => !isAlive(shell) && !isAlive(background))).toBe(true);
   });
