@@ -37,6 +37,11 @@ function send(message: WatchdogMessage, then?: () => void): void {
   reports.write(`${JSON.stringify(message)}\n`, () => then?.());
 }
 
+// Before the command starts: a signal that arrives while it runs must never find the default action (exit, leaving the group behind).
+for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+  process.on(signal, () => stop("signal", `the command's watchdog got ${signal}`));
+}
+
 const child = spawn("bash", ["-c", spec.command], { cwd: spec.cwd, detached: true, stdio: ["ignore", 1, 2] });
 const pgid = child.pid;
 
@@ -71,10 +76,6 @@ control.on("data", (chunk: Buffer) => {
 });
 control.on("end", () => stop("watchdog", "the worker closed the command's control pipe (it exited or died)"));
 control.on("close", () => stop("watchdog", "the worker closed the command's control pipe (it exited or died)"));
-
-for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
-  process.on(signal, () => stop("signal", `the command's watchdog got ${signal}`));
-}
 
 child.on("error", (error) => {
   for (const timer of timers) clearTimeout(timer);

@@ -1,9 +1,6 @@
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { existsSync, statSync } from "node:fs";
 import type { Socket } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ToolOutput } from "../../kernel/plugin/types.js";
@@ -66,38 +63,25 @@ function installExitHook(): void {
 
 /** The files the watchdog is made of (it imports only Node's modules and these). */
 const WATCHDOG_FILES = ["command-watchdog", "process-tree", "watchdog-protocol"];
-let watchdogScript: string | undefined;
+let watchdogStart: { args: string[]; cwd?: string } | undefined;
 
 /**
- * The watchdog's script: the compiled `command-watchdog.js` next to this module (dist),
- * or, running from sources (vitest, tsx), its `.ts` files transpiled with TypeScript (a
- * dev dependency there) into `<tmp>/keel-watchdog-<hash of the sources>/`, shared by
- * every process that runs the same sources: node starts that in a fraction of the time
- * tsx's loader would take for every command.
+ * How to start the watchdog. From `dist/`: the compiled `command-watchdog.js` next to this
+ * module. From sources (vitest, tsx): the build's copy of it when the build is newer than
+ * the watchdog's sources, else its `.ts` file through tsx's loader (resolved from the
+ * package root; several times slower to start).
  */
-function watchdogPath(): string {
-  if (watchdogScript !== undefined) return watchdogScript;
-  const compiled = fileURLToPath(new URL("./command-watchdog.js", import.meta.url));
-  if (existsSync(compiled)) return (watchdogScript = compiled);
-  const sources = WATCHDOG_FILES.map((name) => readFileSync(fileURLToPath(new URL(`./${name}.ts`, import.meta.url)), "utf8"));
-  const hash = createHash("sha256").update(sources.join("\0")).digest("hex").slice(0, 16);
-  const dir = path.join(tmpdir(), `keel-watchdog-${hash}`);
-  const script = path.join(dir, "command-watchdog.js");
-  if (!existsSync(script)) {
-    const ts = createRequire(import.meta.url)("typescript") as typeof import("typescript");
-    const staging = mkdtempSync(`${dir}-`);
-    writeFileSync(path.join(staging, "package.json"), '{ "type": "module" }\n');
-    WATCHDOG_FILES.forEach((name, i) => {
-      const options = { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } };
-      writeFileSync(path.join(staging, `${name}.js`), ts.transpileModule(sources[i]!, options).outputText);
-    });
-    try {
-      renameSync(staging, dir); // atomic: another process sees all of it or nothing
-    } catch {
-      rmSync(staging, { recursive: true, force: true }); // another process was first
-    }
-  }
-  return (watchdogScript = script);
+function watchdogCommand(): { args: string[]; cwd?: string } {
+  if (watchdogStart !== undefined) return watchdogStart;
+  const here = (name: string) => fileURLToPath(new URL(name, import.meta.url));
+  const sibling = here("./command-watchdog.js");
+  if (existsSync(sibling)) return (watchdogStart = { args: [sibling] });
+  const root = here("../../");
+  const built = path.join(root, "dist", "plugins", "workspace", "command-watchdog.js");
+  const newestSource = Math.max(...WATCHDOG_FILES.map((name) => statSync(here(`./${name}.ts`)).mtimeMs));
+  const builtAt = existsSync(built) ? Math.min(...WATCHDOG_FILES.map((name) => statSync(path.join(path.dirname(built), `${name}.js`)).mtimeMs)) : 0;
+  if (builtAt > newestSource) return (watchdogStart = { args: [built] });
+  return (watchdogStart = { args: ["--import", "tsx", here("./command-watchdog.ts")], cwd: root });
 }
 
 /**
@@ -127,8 +111,9 @@ export function runRealBash(command: string, options: RealBashOptions): Promise<
       sampleMs: SAMPLE_MS,
     };
     installExitHook();
-    const watchdog = spawn(process.execPath, [watchdogPath(), JSON.stringify(spec)], {
-      cwd: options.cwd,
+    const start = watchdogCommand();
+    const watchdog = spawn(process.execPath, [...start.args, JSON.stringify(spec)], {
+      cwd: start.cwd ?? options.cwd,
       stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
     });
     // fd 3 carries renewals and kills to the watchdog, fd 4 its reports back: a write that

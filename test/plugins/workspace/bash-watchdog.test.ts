@@ -176,7 +176,8 @@ describe("no command outlives its call", () => {
     const background = await pidFrom("bg.pid");
     child.kill("SIGUSR2"); // the worker calls process.exit(0)
     await result;
-    expect(await waitFor(() => !isAlive(shell) && !isAlive(background))).toBe(true);
+    const gone = await waitFor(() => !isAlive(shell) && !isAlive(background));
+    expect(gone, `shell ${statOf(shell)?.slice(0, 3).join(" ")}, background ${statOf(background)?.slice(0, 3).join(" ")}`).toBe(true);
   });
 
   it("a signalled watchdog kills the group and says so", async () => {
