@@ -225,6 +225,26 @@ export const ERRORS = {
     description: "A workspace tool was given a path outside the thread's workspace (directly or through a symlink).",
     solve: "Use a path relative to the workspace root.",
   },
+  KEEL_ERR_BASH_TIMEOUT: {
+    description: "A bash command ran longer than its `timeoutSeconds` (at most the workspace's `maxTimeoutSeconds`); its process group was killed.",
+    solve: "Ask for a longer `timeoutSeconds`, raise the workspace option `maxTimeoutSeconds`, or make the command faster.",
+  },
+  KEEL_ERR_BASH_CPU_LIMIT: {
+    description: "A bash command's process tree used more CPU seconds than the workspace's `maxCpuSeconds`; its process group was killed.",
+    solve: "Raise the workspace option `maxCpuSeconds`, or do less work per command.",
+  },
+  KEEL_ERR_BASH_MEMORY_LIMIT: {
+    description: "A bash command's process tree held more resident memory than the workspace's `maxMemoryMiB`; its process group was killed.",
+    solve: "Raise the workspace option `maxMemoryMiB`, or make the command use less memory.",
+  },
+  KEEL_ERR_BASH_CANCELLED: {
+    description: "The run was aborted (cancelled, interrupted, its lease lost or the server shutting down) while a bash command ran; its process group was killed.",
+    solve: "Nothing to fix when the cancellation was intended; otherwise see why the run was aborted.",
+  },
+  KEEL_ERR_BASH_WATCHDOG: {
+    description: "A bash command's watchdog killed its process group because the worker stopped renewing it (paused, stuck or dead), the watchdog was signalled, or the watchdog itself died.",
+    solve: "Keep the worker's event loop responsive, or raise the workspace option `watchdogDeadlineMs` (it must stay below the lease TTL minus the heartbeat interval).",
+  },
   ...CONTRACT_ERRORS,
   KEEL_ERR_SCENARIO_INVALID: {
     description: "A scenario file does not match scenario@1; the message names the JSON pointer.",

@@ -1,4 +1,4 @@
-import type { BashArtifact } from "./bash.js";
+import type { BashArtifact } from "./bash-result.js";
 import { COMMAND_CHARS, OUTPUT_TAIL_CHARS } from "./manifest.js";
 
 /** One entry of the `bashRuns` channel. */

@@ -41,6 +41,31 @@ export const workspaceConfigSchema = {
       default: 100000,
       description: "How much of a real command's combined output is kept (the tail; earlier output is dropped).",
     },
+    maxTimeoutSeconds: {
+      type: "number",
+      exclusiveMinimum: 0,
+      default: 600,
+      description: "The longest wall time a bash call may ask for with `timeoutSeconds`; a larger request is cut to it.",
+    },
+    maxCpuSeconds: {
+      type: "number",
+      exclusiveMinimum: 0,
+      default: 300,
+      description: "CPU seconds (user + system) a bash command's whole process tree may use; then its process group is killed.",
+    },
+    maxMemoryMiB: {
+      type: "number",
+      exclusiveMinimum: 0,
+      default: 2048,
+      description: "Resident memory (MiB, summed over the process tree) a bash command may use; then its process group is killed.",
+    },
+    watchdogDeadlineMs: {
+      type: "integer",
+      minimum: 50,
+      default: 2000,
+      description:
+        "A bash command's watchdog kills its process group when the worker has not renewed it for this long (it renews every quarter of it). Keep it below the run service's lease TTL minus its heartbeat interval.",
+    },
   },
 } as const;
 

@@ -12,10 +12,26 @@ export interface WorkspaceOptions {
   bash: "on" | "off";
   scriptedBash?: readonly ScriptedBashEntry[];
   maxOutputChars: number;
+  /** The most a call may ask for with `timeoutSeconds` (larger requests are cut to it). */
+  maxTimeoutSeconds: number;
+  /** CPU seconds of a command's whole process tree. */
+  maxCpuSeconds: number;
+  /** Resident memory of a command's whole process tree, in MiB. */
+  maxMemoryMiB: number;
+  /** A command's watchdog kills it when the worker has not renewed it for this long. */
+  watchdogDeadlineMs: number;
 }
 
 export const DEFAULT_ROOT = ".keel/workspaces";
 export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
+export const DEFAULT_MAX_TIMEOUT_SECONDS = 600;
+export const DEFAULT_MAX_CPU_SECONDS = 300;
+export const DEFAULT_MAX_MEMORY_MIB = 2048;
+export const DEFAULT_WATCHDOG_DEADLINE_MS = 2000;
+
+function positive(value: unknown, fallback: number): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : fallback;
+}
 
 /**
  * Read the options from a tool's or hook's `config`. The kernel validates them and
@@ -30,7 +46,15 @@ export function readWorkspaceOptions(config: Readonly<Record<string, unknown>> |
     typeof c.maxOutputChars === "number" && Number.isInteger(c.maxOutputChars) && c.maxOutputChars > 0
       ? c.maxOutputChars
       : DEFAULT_MAX_OUTPUT_CHARS;
-  const options: WorkspaceOptions = { root, bash, maxOutputChars };
+  const options: WorkspaceOptions = {
+    root,
+    bash,
+    maxOutputChars,
+    maxTimeoutSeconds: positive(c.maxTimeoutSeconds, DEFAULT_MAX_TIMEOUT_SECONDS),
+    maxCpuSeconds: positive(c.maxCpuSeconds, DEFAULT_MAX_CPU_SECONDS),
+    maxMemoryMiB: positive(c.maxMemoryMiB, DEFAULT_MAX_MEMORY_MIB),
+    watchdogDeadlineMs: positive(c.watchdogDeadlineMs, DEFAULT_WATCHDOG_DEADLINE_MS),
+  };
   if (Array.isArray(c.scriptedBash)) options.scriptedBash = c.scriptedBash as ScriptedBashEntry[];
   return options;
 }

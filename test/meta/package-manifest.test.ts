@@ -91,7 +91,7 @@ describe("package.json as a library user sees it", () => {
     const plugins = readdirSync(join(root, "plugins")).filter((name) => existsSync(join(root, "plugins", name, "README.md")));
     expect(plugins.length).toBeGreaterThan(10);
     for (const name of plugins) expect(files.has(`plugins/${name}/README.md`), name).toBe(true);
-    for (const path of ["dist/tools/index.js", "dist/tools/index.d.ts", "dist/tools/cli/bin.js", "schemas/manifest.v1.schema.json", "docs/errors.md", "plugins/stacks/lead.json", "tools/demo/demo.scenario.json", "README.md"]) {
+    for (const path of ["dist/tools/index.js", "dist/tools/index.d.ts", "dist/tools/cli/bin.js", "dist/plugins/workspace/command-watchdog.js", "schemas/manifest.v1.schema.json", "docs/errors.md", "plugins/stacks/lead.json", "tools/demo/demo.scenario.json", "README.md"]) {
       expect(files.has(path), path).toBe(true);
     }
     expect([...files].filter((path) => path.startsWith("test/") || path.startsWith("dist/test/") || path.endsWith(".ts") && !path.endsWith(".d.ts"))).toEqual([]);

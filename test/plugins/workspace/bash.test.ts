@@ -77,7 +77,7 @@ describe("real bash", () => {
     expect(Date.now() - started).toBeLessThan(3000);
     expect(result.status).toBe("error");
     expect(result.artifact).toMatchObject({ exitCode: null, timedOut: true, output: "begin\n" });
-    expect(result.content).toBe("begin\n[timed out after 1 s; the command and its process group were killed]\nexit code: null");
+    expect(result.content).toBe("begin\n[KEEL_ERR_BASH_TIMEOUT: timed out after 1 s; the command and its process group were killed]\nexit code: null");
   });
 
   it("kills the whole process group at the timeout, background jobs included", async () => {

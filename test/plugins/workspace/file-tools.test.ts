@@ -44,6 +44,10 @@ describe("workspace plugin", () => {
       root: ".keel/workspaces",
       bash: "on",
       maxOutputChars: 100000,
+      maxTimeoutSeconds: 600,
+      maxCpuSeconds: 300,
+      maxMemoryMiB: 2048,
+      watchdogDeadlineMs: 2000,
       scriptedBash: [{ match: "npm test", output: "ok", exitCode: 0 }],
     });
     const bad = validateAgainst(workspacePlugin.manifest.config!, { bash: "maybe", shell: "zsh" });
