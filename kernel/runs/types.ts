@@ -76,6 +76,8 @@ export interface RunStore {
   /** Create or migrate the schema. */
   init(): Promise<void>;
   close(): Promise<void>;
+  /** Readiness (optional): resolves when the backend answers a trivial query now, rejects when it does not (`GET /ready`). */
+  ping?(): Promise<void>;
 
   /** Throws `KEEL_ERR_STORE_CONFLICT` when the thread id is taken. */
   createThread(thread: ThreadRecord): Promise<ThreadRecord>;
@@ -175,4 +177,6 @@ export interface StreamBridge {
   /** Receive control messages for a run; returns an unsubscribe function. */
   onControl(runId: string, handler: (message: ControlMessage) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /** Readiness (optional): resolves when the backend (e.g. Redis) answers now, rejects when it does not (`GET /ready`). */
+  ping?(): Promise<void>;
 }

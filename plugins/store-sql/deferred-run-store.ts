@@ -10,7 +10,7 @@ export function deferredRunStore(ready: Promise<RunStore>): RunStore {
   // Observed here so a failure surfaces through the calls, not as an unhandled rejection.
   ready.catch(() => undefined);
   const forward =
-    <K extends Exclude<keyof RunStore, "init" | "close" | "countRuns">>(method: K) =>
+    <K extends Exclude<keyof RunStore, "init" | "close" | "countRuns" | "ping">>(method: K) =>
     async (...args: Parameters<RunStore[K]>): Promise<Awaited<ReturnType<RunStore[K]>>> => {
       const store = await ready;
       return (store[method] as (...a: Parameters<RunStore[K]>) => Promise<Awaited<ReturnType<RunStore[K]>>>)(...args);
@@ -37,6 +37,9 @@ export function deferredRunStore(ready: Promise<RunStore>): RunStore {
     heartbeat: forward("heartbeat"),
     completeRun: forward("completeRun"),
     cancelPending: forward("cancelPending"),
+    ping: async () => {
+      await (await ready).ping?.();
+    },
     countRuns: async (status) => {
       const store = await ready;
       return store.countRuns ? store.countRuns(status) : Number.NaN;

@@ -62,6 +62,11 @@ export class SqlRunStore implements RunStore {
     await this.orm.close(true);
   }
 
+  /** One `select 1` on the store's connection pool: rejects while the database cannot be reached (a fresh connection is tried each time). */
+  async ping(): Promise<void> {
+    await this.em().execute("select 1");
+  }
+
   async createThread(thread: ThreadRecord): Promise<ThreadRecord> {
     try {
       await this.em().insert(ThreadEntity, threadToRow(thread));
