@@ -119,6 +119,12 @@ export interface RunStore {
   completeRun(runId: string, owner: string, epoch: number, update: { status: RunRecordStatus; outcome: StatusV2Payload }, now: string): Promise<boolean>;
   /** Terminal write for a run that never started (pending → interrupted, e.g. cancelled while queued). */
   cancelPending(runId: string, outcome: StatusV2Payload, now: string): Promise<boolean>;
+  /**
+   * Optional: delete a run that is still `pending` and never started, as if it had never been
+   * admitted (an admission withdrawn after its insert, e.g. a refused `rollback`); true when
+   * deleted. Without it the run manager falls back to `cancelPending` (the record stays).
+   */
+  withdrawPending?(runId: string): Promise<boolean>;
   /** Running runs whose lease expired before `now`. */
   expiredRuns(now: number): Promise<RunRecord[]>;
   /** The reaper's terminal write: CAS on epoch of a running run whose lease expired; `status` follows the outcome. */

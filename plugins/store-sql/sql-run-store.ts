@@ -191,6 +191,11 @@ export class SqlRunStore implements RunStore {
     return updated === 1;
   }
 
+  /** One conditional DELETE: only a `pending` run that was never claimed (epoch 0); a never-started run has no journal or report. */
+  async withdrawPending(runId: string): Promise<boolean> {
+    return (await this.em().nativeDelete(RunEntity, { runId, status: "pending", epoch: 0 })) === 1;
+  }
+
   async countRuns(status: "pending" | "running"): Promise<number> {
     return this.em().count(RunEntity, { status });
   }
