@@ -362,6 +362,10 @@ export const ERRORS = {
     description: "The user already has 8 pending or running runs (429).",
     solve: "Wait for a run to finish or cancel one; the limit is per user, across threads.",
   },
+  KEEL_ERR_HTTP_NOT_READY: {
+    description: "`GET /ready`: this worker is not ready (503) — its run store or its stream bridge (Redis) does not answer, or it is shutting down; the body's `checks` names which (`worker`, `store`, `stream`). `GET /ok` (liveness) still answers 200.",
+    solve: "Wait: readiness returns by itself once the database or Redis answers again (no restart needed); check the `--db` / `--redis` servers named in `checks`.",
+  },
   KEEL_ERR_HTTP_UNAVAILABLE: {
     description: "The server is shutting down and admits no new runs (503).",
     solve: "Retry against another worker, or after the server has restarted.",

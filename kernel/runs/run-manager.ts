@@ -294,7 +294,8 @@ export class RunManager {
   /**
    * Interrupt/rollback: cancel the runs that were active at admission. Runs that became
    * active after the pre-admission rollback check are checked now; if one of them cannot
-   * be undone, the new run is withdrawn (cancelled before it started) and the error thrown.
+   * be undone, the new run is withdrawn (deleted before it started: the refusal leaves no
+   * record; a store without `withdrawPending` cancels it instead) and the error thrown.
    */
   private async replaceActiveRuns(admitted: RunRecord, active: RunRecord[], checked: RunRecord[], strategy: "interrupt" | "rollback"): Promise<void> {
     const others = active.filter((r) => r.runId !== admitted.runId);
@@ -303,6 +304,8 @@ export class RunManager {
       try {
         await this.cancellation.assertRollbackPossible(unchecked);
       } catch (error) {
+        // Refusals leave nothing: the run, persisted but never started, is deleted.
+        if (this.ctx.store.withdrawPending && (await this.ctx.store.withdrawPending(admitted.runId))) throw error;
         const outcome = cancelledOutcome("request", undefined, "withdrawn at admission: an active run could not be rolled back");
         if (await this.ctx.store.cancelPending(admitted.runId, outcome, isoNow(this.ctx.clock))) {
           this.ctx.observer.runEnded("interrupted", "cancel");

@@ -90,6 +90,8 @@ export interface RunStore {
   /** Create or migrate the schema. */
   init(): Promise<void>;
   close(): Promise<void>;
+  /** Readiness (optional): resolves when the backend answers a trivial query now, rejects when it does not (`GET /ready`). */
+  ping?(): Promise<void>;
 
   /** Throws `KEEL_ERR_STORE_CONFLICT` when the thread id is taken. */
   createThread(thread: ThreadRecord): Promise<ThreadRecord>;
@@ -140,6 +142,12 @@ export interface RunStore {
   completeRun(runId: string, owner: string, epoch: number, update: { status: RunRecordStatus; outcome: StatusV2Payload }, now: string): Promise<boolean>;
   /** Terminal write for a run that never started (pending → interrupted, e.g. cancelled while queued). */
   cancelPending(runId: string, outcome: StatusV2Payload, now: string): Promise<boolean>;
+  /**
+   * Optional: delete a run that is still `pending` and never started, as if it had never been
+   * admitted (an admission withdrawn after its insert, e.g. a refused `rollback`); true when
+   * deleted. Without it the run manager falls back to `cancelPending` (the record stays).
+   */
+  withdrawPending?(runId: string): Promise<boolean>;
   /** Running runs whose lease expired before `now`. */
   expiredRuns(now: number): Promise<RunRecord[]>;
   /** The reaper's terminal write: CAS on epoch of a running run whose lease expired; `status` follows the outcome. */
@@ -198,4 +206,6 @@ export interface StreamBridge {
   /** Receive control messages for a run; returns an unsubscribe function. */
   onControl(runId: string, handler: (message: ControlMessage) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /** Readiness (optional): resolves when the backend (e.g. Redis) answers now, rejects when it does not (`GET /ready`). */
+  ping?(): Promise<void>;
 }

@@ -1,14 +1,19 @@
 import type { RunRecord } from "../../kernel/runs/types.js";
 import type { GatewayContext } from "./context.js";
-import { publicValues } from "./wire-json.js";
+import { publicValues, toWireValue } from "./wire-json.js";
 
 /**
- * What `/wait` and `/join` answer once the run's `end` is out: the thread's state values.
- * A failed run adds LangGraph's `__error__` ({error, message}), which the SDK's
- * `runs.wait` turns into a thrown error, so a failure never reads as a result.
+ * What `/wait` and `/join` answer once the run's `end` is out (HTTP 200 whatever the run's
+ * end): the thread's state values, as the LangGraph Agent Server answers them, plus Keel's
+ * `outcome` (the run's status@2: `succeeded`, `partial`, `failed`, `timed_out`,
+ * `cancelled`, with its stop reasons). A failed or timed-out run adds LangGraph's
+ * `__error__` ({error, message}), which the SDK's `runs.wait` turns into a thrown error, so
+ * a failure never reads as a result; an interrupted (cancelled) run answers its last
+ * values with `outcome.status: "cancelled"`. Callers must check `__error__` / `outcome`.
  */
 export async function finalValues(ctx: GatewayContext, run: RunRecord): Promise<Record<string, unknown>> {
   const values = publicValues(await ctx.deps.runs.getThreadState(run.threadId));
+  if (run.outcome) values.outcome = toWireValue(run.outcome);
   if (run.status === "error" || run.status === "timeout") {
     values.__error__ = {
       error: run.outcome?.error?.type ?? (run.status === "timeout" ? "timed_out" : "failed"),

@@ -16,7 +16,7 @@ import { registerThreadRoutes } from "./routes/threads.js";
 /** HTTP API: bodies over 1 MiB are refused (413). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Routes any client may call without a key (health checks, discovery). */
-const OPEN_ROUTES = new Set(["GET /ok", "GET /info"]);
+const OPEN_ROUTES = new Set(["GET /ok", "GET /ready", "GET /info"]);
 
 export interface GatewayOptions {
   deps: GatewayDeps;

@@ -10,7 +10,7 @@ export function deferredRunStore(ready: Promise<RunStore>): RunStore {
   // Observed here so a failure surfaces through the calls, not as an unhandled rejection.
   ready.catch(() => undefined);
   const forward =
-    <K extends Exclude<keyof RunStore, "init" | "close" | "countRuns">>(method: K) =>
+    <K extends Exclude<keyof RunStore, "init" | "close" | "countRuns" | "ping" | "withdrawPending">>(method: K) =>
     async (...args: Parameters<RunStore[K]>): Promise<Awaited<ReturnType<RunStore[K]>>> => {
       const store = await ready;
       return (store[method] as (...a: Parameters<RunStore[K]>) => Promise<Awaited<ReturnType<RunStore[K]>>>)(...args);
@@ -38,6 +38,13 @@ export function deferredRunStore(ready: Promise<RunStore>): RunStore {
     heartbeat: forward("heartbeat"),
     completeRun: forward("completeRun"),
     cancelPending: forward("cancelPending"),
+    withdrawPending: async (runId) => {
+      const store = await ready;
+      return store.withdrawPending ? store.withdrawPending(runId) : false;
+    },
+    ping: async () => {
+      await (await ready).ping?.();
+    },
     countRuns: async (status) => {
       const store = await ready;
       return store.countRuns ? store.countRuns(status) : Number.NaN;

@@ -64,6 +64,11 @@ export class SqlRunStore implements RunStore {
     await this.orm.close(true);
   }
 
+  /** One `select 1` on the store's connection pool: rejects while the database cannot be reached (a fresh connection is tried each time). */
+  async ping(): Promise<void> {
+    await this.em().execute("select 1");
+  }
+
   async createThread(thread: ThreadRecord): Promise<ThreadRecord> {
     try {
       await this.em().insert(ThreadEntity, threadToRow(thread));
@@ -175,6 +180,11 @@ export class SqlRunStore implements RunStore {
   async cancelPending(runId: string, outcome: StatusV2Payload, now: string): Promise<boolean> {
     const updated = await this.em().nativeUpdate(RunEntity, { runId, status: "pending" }, terminalWrite("interrupted", outcome, now));
     return updated === 1;
+  }
+
+  /** One conditional DELETE: only a `pending` run that was never claimed (epoch 0); a never-started run has no journal or report. */
+  async withdrawPending(runId: string): Promise<boolean> {
+    return (await this.em().nativeDelete(RunEntity, { runId, status: "pending", epoch: 0 })) === 1;
   }
 
   async countRuns(status: "pending" | "running"): Promise<number> {

@@ -64,6 +64,9 @@ function integerOption(options: RedisStreamBridgeOptions, name: keyof typeof RED
   return value;
 }
 
+/** ioredis connection states in which no command can be answered until Redis is back. */
+const LOST_STATUSES = new Set(["reconnecting", "close", "end"]);
+
 export class RedisStreamBridge implements StreamBridge {
   /** Publishes not awaited one by one keep their call order (they are batched per run). */
   readonly orderedPublish = true;
@@ -132,6 +135,16 @@ export class RedisStreamBridge implements StreamBridge {
       if (page.length < this.pageSize) return events;
       from = `(${page[page.length - 1]![0]}`;
     }
+  }
+
+  /**
+   * Readiness: KEEL_ERR_STREAM_UNAVAILABLE at once while the connection is lost (Redis down:
+   * reconnecting, closed), else one PING (a connection still being opened answers it once ready).
+   */
+  async ping(): Promise<void> {
+    this.assertOpen();
+    if (LOST_STATUSES.has(this.redis.status)) throw new KeelError("KEEL_ERR_STREAM_UNAVAILABLE", `Redis is not connected (${this.redis.status})`);
+    await orUnavailable("pinging Redis", this.redis.ping());
   }
 
   async publishControl(runId: string, message: ControlMessage): Promise<void> {

@@ -17,6 +17,7 @@ export interface LeaseTiming {
   leaseTtlMs?: number;
   heartbeatMs?: number;
   reaperMs?: number;
+  shutdownGraceMs?: number;
 }
 
 export interface ServeOptions {
@@ -138,7 +139,7 @@ function integerFlag(name: string, raw: string | undefined, fallback: number, mi
   return value;
 }
 
-/** `KEEL_LEASE_TTL_MS`, `KEEL_HEARTBEAT_MS`, `KEEL_REAPER_MS`: test-only knobs (small values make lease expiry testable). */
+/** `KEEL_LEASE_TTL_MS`, `KEEL_HEARTBEAT_MS`, `KEEL_REAPER_MS`, `KEEL_SHUTDOWN_GRACE_MS`: test-only knobs (small values make lease expiry and shutdown testable). */
 function leaseTiming(env: NodeJS.ProcessEnv): LeaseTiming {
   const timing: LeaseTiming = {};
   const read = (name: string): number | undefined => {
@@ -154,5 +155,7 @@ function leaseTiming(env: NodeJS.ProcessEnv): LeaseTiming {
   if (ttl !== undefined) timing.leaseTtlMs = ttl;
   if (heartbeat !== undefined) timing.heartbeatMs = heartbeat;
   if (reaper !== undefined) timing.reaperMs = reaper;
+  const grace = read("KEEL_SHUTDOWN_GRACE_MS");
+  if (grace !== undefined) timing.shutdownGraceMs = grace;
   return timing;
 }

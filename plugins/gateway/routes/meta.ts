@@ -1,8 +1,12 @@
 import type { GatewayApp, GatewayContext } from "../context.js";
 import { HttpError } from "../http-errors.js";
+import { checkReadiness, notReadyMessage } from "../readiness.js";
 
 /**
- * `GET /ok` and `GET /info`: the two routes that need no API key (health checks, discovery).
+ * `GET /ok`, `GET /ready` and `GET /info`: the routes that need no API key (health checks, discovery).
+ * `/ok` is liveness: 200 while the process serves HTTP, whatever its dependencies do.
+ * `/ready` is readiness: 200 `{ ok: true, checks }` when the worker admits runs and the store
+ * and the stream bridge answer now, else 503 `KEEL_ERR_HTTP_NOT_READY` naming them in `checks`.
  * `/info` says truthfully what is on: `flags.langsmith` (LangChain's LangSmith tracing),
  * `tracing.otlp` (where spans are exported, or null), `metrics.prometheus` (the metrics path,
  * or null). `GET /metrics` (Prometheus text) needs a key like every other route.
@@ -10,6 +14,11 @@ import { HttpError } from "../http-errors.js";
 export function registerMetaRoutes(app: GatewayApp, ctx: GatewayContext): void {
   const { tracing } = ctx.observability;
   app.get("/ok", async () => ({ ok: true }));
+  app.get("/ready", async (_request, reply) => {
+    const readiness = await checkReadiness(ctx.deps);
+    if (readiness.ready) return { ok: true, checks: readiness.checks };
+    return reply.code(503).send({ error: "KEEL_ERR_HTTP_NOT_READY", message: notReadyMessage(readiness), checks: readiness.checks });
+  });
   app.get("/info", async () => ({
     name: "keel",
     version: ctx.version,

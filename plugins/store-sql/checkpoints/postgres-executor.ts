@@ -11,6 +11,8 @@ import { NO_RUN_STORE, type LeaseRow, type SqlExecutor, type SqlParam, type SqlR
 export interface PgClient {
   query(sql: string, params?: unknown[]): Promise<{ rows: SqlRow[] }>;
   release(error?: Error | boolean): void;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  removeListener(event: "error", listener: (error: Error) => void): unknown;
 }
 export interface PgPool {
   query(sql: string, params?: unknown[]): Promise<{ rows: SqlRow[] }>;
@@ -29,6 +31,30 @@ export function numberPlaceholders(sql: string): string {
 const DDL_LOCK = 7_431_906_218;
 
 const toDriver = (params: readonly SqlParam[]): unknown[] => params.map((p) => (p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p.buffer, p.byteOffset, p.byteLength) : p));
+
+/**
+ * A client checked out of the pool, with an `error` listener for as long as it is out.
+ * `pg` emits `error` on a client whose connection dies (a terminated backend, a database
+ * restart, a cut network) even while a query of it is running; the pool listens only to
+ * idle clients, so a checked-out client without a listener would crash the process. The
+ * error also fails the running query; `lost()` tells the releaser to discard the client.
+ */
+async function checkout(pool: PgPool): Promise<{ client: PgClient; lost(): Error | undefined; release(error?: Error | boolean): void }> {
+  const client = await pool.connect();
+  let lostWith: Error | undefined;
+  const onError = (error: Error) => {
+    lostWith ??= error;
+  };
+  client.on("error", onError);
+  return {
+    client,
+    lost: () => lostWith,
+    release: (error) => {
+      client.removeListener("error", onError);
+      client.release(error ?? lostWith);
+    },
+  };
+}
 
 export class PostgresExecutor implements SqlExecutor {
   readonly dialect = "postgres" as const;
@@ -61,7 +87,7 @@ export class PostgresExecutor implements SqlExecutor {
       await (await this.pool).query(this.text(only.sql), toDriver(only.params));
       return;
     }
-    const client = await (await this.pool).connect();
+    const { client, lost, release } = await checkout(await this.pool);
     let broken: Error | undefined;
     try {
       await client.query("BEGIN");
@@ -78,19 +104,19 @@ export class PostgresExecutor implements SqlExecutor {
         throw error;
       }
     } finally {
-      client.release(broken);
+      release(broken ?? lost());
     }
   }
 
   /** DDL under a transaction-scoped advisory lock: workers starting together create the tables one after the other. */
   async exec(sql: string): Promise<void> {
-    const client = await (await this.pool).connect();
+    const { client, release } = await checkout(await this.pool);
     try {
       await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${DDL_LOCK}); ${sql}; COMMIT;`);
-      client.release();
+      release();
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);
-      client.release(true);
+      release(true);
       throw error;
     }
   }

@@ -1,0 +1,119 @@
+import { mkdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startCuttableProxy, type CuttableProxy } from "./cuttable-proxy.js";
+import { FIXTURES, startServe, tempDir, type ServeProcess } from "./serve-process.js";
+import { PG_URL, REDIS_URL, servicesUnavailable } from "./services.js";
+
+const unavailable = await servicesUnavailable();
+
+/**
+ * Database and Redis faults never kill a worker: one `keel serve` on PostgreSQL and Redis,
+ * each reached through a TCP proxy the test cuts (every session dies, reconnects fail) and
+ * restores. While cut: `GET /ok` stays 200, `GET /ready` answers 503 naming the dependency;
+ * restored: 200 again, same process. A run whose writes failed during the cut ends, once
+ * the database is back, as a failure — never as a success that was not stored.
+ */
+describe.skipIf(unavailable !== null)("a worker whose database or Redis goes away", () => {
+  const user = `ready-${process.pid}-${Date.now()}`;
+  const KEY = { "x-api-key": "key-ready", "content-type": "application/json" };
+  let dir: string;
+  let pg: CuttableProxy;
+  let redis: CuttableProxy;
+  let server: ServeProcess;
+
+  beforeAll(async () => {
+    dir = tempDir("keel-e2e-ready-");
+    const pgUrl = new URL(PG_URL);
+    const redisUrl = new URL(REDIS_URL);
+    pg = await startCuttableProxy({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) });
+    redis = await startCuttableProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
+    server = await startServe(
+      ["--port", "0", "--db", pg.urlFor(PG_URL), "--redis", redis.urlFor(REDIS_URL), "--workspaces", join(dir, "workspaces"), "--model", `scripted:${join(FIXTURES, "steps.scenario.json")}`],
+      { cwd: dir, env: { KEEL_API_KEYS: `key-ready:${user}`, KEEL_LEASE_TTL_MS: "1500", KEEL_HEARTBEAT_MS: "300", KEEL_REAPER_MS: "300" } },
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    pg?.restore();
+    redis?.restore();
+    await server?.stop("SIGTERM");
+    await pg?.close();
+    await redis?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const get = async (path: string) => {
+    const response = await fetch(`${server.url}${path}`, { headers: KEY });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  async function until<T>(check: () => Promise<T | undefined | false>, what: string, ms = 20_000): Promise<T> {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      const value = await check().catch(() => undefined);
+      if (value) return value;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const lines = server.output().stderr.split("\n").filter((line) => !line.includes("reaper's sweep failed"));
+    throw new Error(`timed out waiting for ${what}\nstderr: ${lines.join("\n").slice(-3000)}`);
+  }
+  const alive = () => server.child.exitCode === null && server.child.signalCode === null;
+
+  it("answers /ready 503 `store` while PostgreSQL is cut and 200 after; a run whose writes failed ends as a failure, never a success", async () => {
+    expect(await get("/ready")).toEqual({ status: 200, body: { ok: true, checks: { worker: "ok", store: "ok", stream: "ok" } } });
+    const threadId = ((await (await fetch(`${server.url}/threads`, { method: "POST", headers: KEY, body: "{}" })).json()) as { thread_id: string }).thread_id;
+    // The run's first bash call waits while `hold` exists: the cut happens mid-run.
+    mkdirSync(join(dir, "workspaces", threadId), { recursive: true });
+    writeFileSync(join(dir, "workspaces", threadId, "hold"), "");
+    const created = await fetch(`${server.url}/threads/${threadId}/runs`, { method: "POST", headers: KEY, body: JSON.stringify({ assistant_id: "lead", input: "Write a note." }) });
+    expect(created.status).toBe(200);
+    const runId = ((await created.json()) as { run_id: string }).run_id;
+    await until(async () => (await get(`/threads/${threadId}/runs/${runId}`)).body.status === "running", "the run to start");
+
+    pg.cut();
+    try {
+      const down = await get("/ready");
+      expect(down.status).toBe(503);
+      expect(down.body).toMatchObject({ error: "KEEL_ERR_HTTP_NOT_READY", checks: { worker: "ok", store: "unreachable", stream: "ok" } });
+      expect(down.body.message).toContain("store");
+      expect(await get("/ok")).toEqual({ status: 200, body: { ok: true } });
+      // The run goes on while the database is away: its checkpoint, heartbeat and terminal writes fail.
+      unlinkSync(join(dir, "workspaces", threadId, "hold"));
+      // However its writes fail (checkpoint, heartbeat, finalization), the run is left to the reaper, unfinished.
+      const leftToReaper = new RegExp(`keel: run ${runId}: .*the reaper`);
+      await until(async () => leftToReaper.test(server.output().stderr), "the run to fail its writes");
+      expect(alive()).toBe(true);
+      expect((await get("/ready")).status).toBe(503);
+    } finally {
+      pg.restore();
+    }
+    expect(await until(async () => (await get("/ready")).status === 200 && "ready", "/ready to answer 200 again")).toBe("ready");
+    const ended = await until(async () => {
+      const run = await get(`/threads/${threadId}/runs/${runId}`);
+      return run.body.status !== "running" && run.body;
+    }, "the run to end once the database is back");
+    expect(ended.status).toBe("error");
+    expect(ended.outcome).toMatchObject({ status: "failed", primaryStopReason: "lease_expired" });
+    const joined = await get(`/threads/${threadId}/runs/${runId}/join`);
+    expect(joined.status).toBe(200);
+    expect(joined.body.__error__).toMatchObject({ error: "lease_expired" });
+    expect(joined.body.outcome).toMatchObject({ status: "failed" });
+    expect(alive()).toBe(true);
+  });
+
+  it("answers /ready 503 `stream` while Redis is cut and 200 after, in the same process", async () => {
+    redis.cut();
+    try {
+      const down = await until(async () => {
+        const ready = await get("/ready");
+        return ready.status === 503 && ready;
+      }, "/ready to see Redis gone");
+      expect(down.body).toMatchObject({ error: "KEEL_ERR_HTTP_NOT_READY", checks: { store: "ok", stream: "unreachable" } });
+      expect(await get("/ok")).toEqual({ status: 200, body: { ok: true } });
+    } finally {
+      redis.restore();
+    }
+    await until(async () => (await get("/ready")).status === 200, "/ready to answer 200 again");
+    expect(alive()).toBe(true);
+  });
+});
