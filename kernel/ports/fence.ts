@@ -19,6 +19,13 @@ export interface RunFence {
   readonly held: boolean;
   /** Throws `KEEL_ERR_LEASE_FENCED` (naming `what`) unless the lease is still held. */
   assertHeld(what?: string): void;
+  /**
+   * `assertHeld`, then the run store's lease row is read and must still show this owner at
+   * this epoch, running and unexpired (rejects `KEEL_ERR_LEASE_FENCED`, and the lease is lost
+   * for good). For writes no store transaction can guard (workspace files): it catches a
+   * worker whose clock or pause hid the loss from the local check. Absent: use `assertHeld`.
+   */
+  confirm?(what?: string): Promise<void>;
   /** The lease holder's clock (ms), for checks made elsewhere (the checkpointer's transaction). */
   now?(): number;
 }
@@ -76,6 +83,7 @@ export function childFence(parent: RunFence, leaseEpoch: number | undefined): Ru
       return parent.held;
     },
     assertHeld: (what) => parent.assertHeld(what),
+    ...(parent.confirm ? { confirm: (what?: string) => parent.confirm!(what) } : {}),
     ...(parent.now ? { now: () => parent.now!() } : {}),
   };
 }

@@ -13,6 +13,7 @@
  * pause refuses its first write even before any timer fired.
  */
 import { fencingDisabled, leaseFenced, type RunFence } from "../ports/fence.js";
+import { journalFenceRefusal } from "./journal-fence.js";
 import type { ManagerContext } from "./manager-context.js";
 import type { RunRecord } from "./types.js";
 
@@ -44,6 +45,15 @@ export class LeaseHeartbeat {
       assertHeld(what = "a write") {
         if (heartbeat.stillHeld()) return;
         throw leaseFenced(run.runId, run.epoch, what, heartbeat.lostWhy);
+      },
+      async confirm(what = "a write") {
+        heartbeat.fence.assertHeld(what);
+        if (fencingDisabled()) return;
+        const row = await ctx.store.getRun(run.runId);
+        const why = journalFenceRefusal(row ?? undefined, { owner: ctx.workerId, epoch: run.epoch, now: ctx.clock.now() });
+        if (why === undefined) return;
+        heartbeat.refused(`the run store's lease row says ${why}`);
+        throw leaseFenced(run.runId, run.epoch, what, why);
       },
     };
   }

@@ -2,7 +2,7 @@
  * One claimed run on this worker, from claim to `end`: heartbeat, control messages,
  * rollback point, the executor, then the ordered finalization (finalize-run.ts).
  */
-import { KeelError } from "../errors.js";
+import { isKeelError, KeelError } from "../errors.js";
 import type { ExecutionIO, ExecutionResult, RollbackPoint } from "./executor.js";
 import { finalizeRun } from "./finalize-run.js";
 import { LeaseHeartbeat } from "./lease-heartbeat.js";
@@ -91,6 +91,8 @@ export class RunExecution {
           result = await this.ctx.executor.execute(this.run, this.io());
         } catch (error) {
           failure = error;
+          // A write the store refused for the lease (a checkpoint): the lease is lost, whatever this worker believed.
+          if (isKeelError(error) && error.code === "KEEL_ERR_LEASE_FENCED") this.heartbeat.refused(error.message);
         }
       }
       await finalizeRun(this.ctx, {

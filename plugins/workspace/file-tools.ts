@@ -83,7 +83,7 @@ export const writeFileTool: KeelTool = {
     return inWorkspace(ctx, userPath, async (dir) => {
       const target = resolveInWorkspace(dir, userPath);
       if (target.rel === ".") return errorResult(`\`${userPath}\` is the workspace directory itself, not a file`);
-      assertWriteAllowed(ctx, "write_file", target.rel);
+      await assertWriteAllowed(ctx, "write_file", target.rel);
       await mkdir(path.dirname(target.abs), { recursive: true });
       await writeFile(target.abs, content, "utf8");
       const bytes = Buffer.byteLength(content, "utf8");
@@ -125,7 +125,7 @@ export const strReplaceTool: KeelTool = {
       const at = text.indexOf(oldText);
       // Slicing, not String.replace: `$&`, `$1` in newText must stay literal.
       const next = text.slice(0, at) + newText + text.slice(at + oldText.length);
-      assertWriteAllowed(ctx, "str_replace", target.rel);
+      await assertWriteAllowed(ctx, "str_replace", target.rel);
       await writeFile(target.abs, next, "utf8");
       const write = await recordWrite(ctx, "str_replace", target.rel, Buffer.byteLength(next, "utf8"));
       return { content: `replaced 1 occurrence in ${target.rel}`, artifact: fileWriteArtifact(write) };

@@ -36,9 +36,14 @@ export function writeLogPath(config: Readonly<Record<string, unknown>> | undefin
   return path.resolve(process.cwd(), readWorkspaceOptions(config).root, WRITE_LOG_DIR, `${threadId}.jsonl`);
 }
 
-/** Throws `KEEL_ERR_LEASE_FENCED` when the run lost its lease (the tool turns it into an error result). */
-export function assertWriteAllowed(ctx: ToolContext, tool: string, file: string): void {
-  ctx.fence?.assertHeld(`\`${tool}\` of \`${file}\``);
+/**
+ * Rejects `KEEL_ERR_LEASE_FENCED` when the run lost its lease (the tool turns it into an
+ * error result): the local check, then the run store's lease row (`fence.confirm`).
+ */
+export async function assertWriteAllowed(ctx: ToolContext, tool: string, file: string): Promise<void> {
+  const what = `\`${tool}\` of \`${file}\``;
+  if (ctx.fence?.confirm) await ctx.fence.confirm(what);
+  else ctx.fence?.assertHeld(what);
 }
 
 /** Append the record of a write that just happened. */
