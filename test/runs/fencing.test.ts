@@ -10,7 +10,7 @@ import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import { fencingDisabled, UNSAFE_NO_FENCING_ENV } from "../../kernel/ports/fence.js";
 import { RunManager } from "../../kernel/runs/run-manager.js";
 import type { JournalEntry } from "../../kernel/runs/types.js";
-import { FakeExecutor, managedSetups, request, START_MS, storeWith, until } from "./run-manager-harness.js";
+import { FakeExecutor, ManualClock, managedSetups, request, START_MS, storeWith, until } from "./run-manager-harness.js";
 
 const { started, managers } = managedSetups();
 
@@ -89,6 +89,26 @@ describe("the lease is lost locally before it expires", () => {
     expect(() => new RunManager({ ...base, leaseTtlMs: 30_000, heartbeatMs: 10_000, leaseMarginMs: 20_000 })).toThrow(expect.objectContaining({ code: "KEEL_ERR_CONFIG_INVALID", message: expect.stringMatching(/leaseMarginMs/) }));
     expect(() => new RunManager({ ...base, leaseMarginMs: -1 })).toThrow(expect.objectContaining({ code: "KEEL_ERR_CONFIG_INVALID" }));
     expect(() => new RunManager({ ...base, leaseTtlMs: 30_000, heartbeatMs: 10_000, leaseMarginMs: 19_999 })).not.toThrow();
+  });
+});
+
+describe("fence.confirm: the run store's lease row, for writes no transaction guards", () => {
+  it("a worker whose local view is stale (its heartbeat 'succeeds', its clock stands still) is stopped by confirm once the reaper ended its run", async () => {
+    const s = await started();
+    const thread = await s.thread();
+    const stale = storeWith(s.store, { heartbeat: async () => true });
+    const worker = s.worker({ workerId: "worker-stale", store: stale, heartbeatMs: 20_000, clock: new ManualClock() });
+    managers.push(worker);
+    const run = await worker.createOrReject(thread, request(), { user: "alice" });
+    await until(() => s.executor.calls.length === 1, "the run to start");
+    const { io } = s.executor.call(run.runId);
+    await io.fence!.confirm!("a file write");
+    s.clock.advance(30_001);
+    expect((await s.manager.reapExpired()).map((r) => r.runId)).toEqual([run.runId]);
+    // Locally the lease still looks held; the store's row says otherwise.
+    await expect(io.fence!.confirm!("a file write")).rejects.toMatchObject({ code: "KEEL_ERR_LEASE_FENCED", message: expect.stringMatching(/a file write of run .* refused: the run is error/) });
+    expect(io.signal.aborted).toBe(true);
+    expect(io.fence!.held).toBe(false);
   });
 });
 
