@@ -11,9 +11,12 @@ export type DelegationStatus = (typeof DELEGATION_STATUSES)[number];
 
 export const DESCRIPTION_CHARS = 200;
 
-/** The lease a delegation ran under; a terminal write must carry a current `epoch`. */
+/**
+ * The lease a delegation ran under; a terminal write must carry a current `epoch`.
+ * `parentEpoch`: the parent run's lease epoch the entry was written under.
+ */
 export const DelegationLease = Type.Object(
-  { leaseId: Type.String({ minLength: 1 }), epoch: Type.Integer({ minimum: 0 }), expiresAt: IsoDateTime },
+  { leaseId: Type.String({ minLength: 1 }), epoch: Type.Integer({ minimum: 0 }), expiresAt: IsoDateTime, parentEpoch: Type.Optional(Type.Integer({ minimum: 0 })) },
   { additionalProperties: false },
 );
 export type DelegationLease = Static<typeof DelegationLease>;

@@ -23,6 +23,10 @@ export const JournalEntryV1 = Type.Object(
     durationMs: Type.Number({ minimum: 0 }),
     /** A `retry` guard entry: the delay scheduled before the next attempt, in ms. */
     retryInMs: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** The run's lease epoch the entry was written under (a delegated child's entries: its parent run's). */
+    epoch: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** A delegated child's entry: the epoch of the child's own delegation lease (lease@1). */
+    leaseEpoch: Type.Optional(Type.Integer({ minimum: 0 })),
   },
   { additionalProperties: false },
 );

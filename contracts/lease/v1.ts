@@ -19,6 +19,8 @@ export const LeaseV1 = Type.Object(
     taskId: Type.String({ minLength: 1 }),
     owner: Type.String({ minLength: 1 }),
     epoch: Type.Integer({ minimum: 0 }),
+    /** The parent run's lease epoch when the lease was granted (absent outside the run service). */
+    parentEpoch: Type.Optional(Type.Integer({ minimum: 0 })),
     tokenAllowance: Tokens,
     returnReserve: Tokens,
     grantedAt: IsoDateTime,

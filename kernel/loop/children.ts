@@ -3,6 +3,7 @@ import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Composition } from "../compose/types.js";
 import { TOKEN_ALLOWANCE_PORT, type AgentsPort, type ChildAgentRequest, type ChildAgentResult, type ChildStep, type TokenAllowancePort } from "../ports/agents.js";
+import { childFence } from "../ports/fence.js";
 import { buildPort, portProvider } from "../ports/resolve.js";
 import type { TokenUsage } from "./normalize.js";
 import { RunScope, systemClock, type Clock, type JournalRecord } from "./run-scope.js";
@@ -60,11 +61,13 @@ const isOwnEnd = (entry: JournalInput, agentPath: string) => entry.agent === age
  * `holdEnd` receives the child's own lifecycle `end` entry instead of the journal (the caller
  * writes it later, with the status it judged).
  */
-function observedScope(scope: RunScope, agentPath: string, onStep: (entry: JournalRecord) => void, holdEnd?: (entry: JournalInput) => void): RunScope {
+function observedScope(scope: RunScope, agentPath: string, onStep: (entry: JournalRecord) => void, holdEnd?: (entry: JournalInput) => void, leaseEpoch?: number): RunScope {
   return new Proxy(scope, {
     get(target, prop) {
       if (prop === "journal") {
-        return (entry: JournalInput) => {
+        return (given: JournalInput) => {
+          // The child's own entries say which delegation lease they were made under.
+          const entry = leaseEpoch !== undefined && given.agent === agentPath ? { ...given, leaseEpoch } : given;
           if (holdEnd && isOwnEnd(entry, agentPath)) holdEnd(entry);
           else target.journal(entry);
           if (entry.agent === agentPath) onStep({ ...entry, seq: 0, at: "", runId: target.runId });
@@ -138,7 +141,9 @@ export function createChildRunner(options: ChildRunnerOptions): AgentsPort {
           request.onStep?.(step);
         },
         hold,
+        request.leaseEpoch,
       );
+      const fence = request.fence ? childFence(request.fence, request.leaseEpoch) : undefined;
       // Outside the parent's LangGraph context: invoked from inside the parent's tools node, the
       // child graph would otherwise inherit the parent's configurable (checkpointer, namespace)
       // through AsyncLocalStorage and run as a nested subgraph instead of a root run.
@@ -154,6 +159,8 @@ export function createChildRunner(options: ChildRunnerOptions): AgentsPort {
           signal: request.signal,
           scope,
           maxTurns: request.maxTurns,
+          // Fenced by the parent's run row: a parent that lost its lease writes no child checkpoint.
+          ...(fence ? { fence } : {}),
         }));
       } catch (error) {
         // A child that threw never journaled its end: it failed, as its caller will record it.

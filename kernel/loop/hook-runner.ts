@@ -1,3 +1,4 @@
+import type { RunFence } from "../ports/fence.js";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { Composition } from "../compose/types.js";
 import { KeelError, isKeelError } from "../errors.js";
@@ -16,6 +17,8 @@ export interface AgentIdentity {
   runId: string;
   agent: string;
   signal: AbortSignal;
+  /** The run's lease fence (`ctx.fence`), when it has one. */
+  fence?: RunFence;
   /**
    * `ctx.summarize`, given the turn about to be made, its working channels and the runner
    * (a summary model's call goes through the runner's retry layers: summary-call.ts).
@@ -130,6 +133,7 @@ export class HookRunner {
       turn,
       config: resolved?.config ?? {},
       signal: identity.signal,
+      ...(identity.fence ? { fence: identity.fence } : {}),
       emit: (event, data) => void scope.emit(event, data),
       guard: (data: GuardEventData) => {
         scope.emit("guard", { plugin, agent: identity.agent, ...data });

@@ -1,3 +1,4 @@
+import type { RunFence } from "../ports/fence.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { Composition } from "../compose/types.js";
 import type { KeelTool } from "../plugin/types.js";
@@ -46,6 +47,8 @@ export interface RunDeps {
   agent: string;
   threadId: string;
   signal: AbortSignal;
+  /** The run's lease fence (tools and hooks see it as `ctx.fence`). */
+  fence?: RunFence;
   port<T>(name: string): T;
   /** Stream model tokens as `messages` events (the model is called with `stream`). */
   streamTokens: boolean;

@@ -37,6 +37,10 @@ export interface JournalRecord {
   durationMs: number;
   /** A `retry` guard entry: the delay scheduled before the next attempt, in ms. */
   retryInMs?: number;
+  /** The run's lease epoch the entry was written under (a child's entries: its parent run's). */
+  epoch?: number;
+  /** A delegated child's entry: the epoch of the child's own delegation lease (lease@1). */
+  leaseEpoch?: number;
 }
 
 /** What the provider would have received for one model call attempt. */

@@ -21,6 +21,8 @@ import { RunScope, systemClock, type Clock, type RunSink } from "./run-scope.js"
 import { deriveStatus, type StatusV2Payload, type StopReasonEntry } from "./status.js";
 import { extractiveSummary, isSummaryModel, type SummarizeOption } from "./summarize.js";
 import { toolsStep } from "./tools-node.js";
+import { FENCE_CONFIG_KEY, fencedSaver } from "./fenced-saver.js";
+import { unwatchedFence, type RunFence } from "../ports/fence.js";
 import { describeModel, observeRun } from "../observe/observed.js";
 import type { RunObserver } from "../observe/run-observer.js";
 
@@ -89,11 +91,13 @@ export interface RunOptions {
    */
   checkpointThreadId?: string;
   /**
-   * The run's lease, passed to the checkpointer as `configurable.keel_fence`: a saver that
-   * knows the run store (store-sql's) refuses every write once this epoch no longer holds
-   * the lease (`KEEL_ERR_LEASE_FENCED`). Savers that do not know it ignore it.
+   * The run's lease, passed to the checkpointer as `configurable.keel_fence`: every
+   * checkpoint write first calls its `assertHeld` (a RunFence, kernel/ports/fence.ts), and a
+   * saver that knows the run store (store-sql's) refuses every write once this epoch no
+   * longer holds the lease (`KEEL_ERR_LEASE_FENCED`). Tools and hooks see it as `ctx.fence`.
+   * A plain `{ runId, epoch }` is checked only by such a saver.
    */
-  fence?: { runId: string; epoch: number; now?: () => number };
+  fence?: RunFence | { runId: string; epoch: number; now?: () => number };
   /** What observers call this agent (tracing's `gen_ai.agent.name`; default the agent path). A child runner passes the subagent type. */
   agentName?: string;
 }
@@ -173,7 +177,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     .addNode("agent", node("agent", agentStep) as never, { ends: ["agent", "tools", END] } as never)
     .addNode("tools", node("tools", toolsStep) as never, { ends: ["agent", END] } as never)
     .addEdge(START, "agent" as never)
-    .compile(checkpointer ? { checkpointer } : {});
+    .compile(checkpointer ? { checkpointer: fencedSaver(checkpointer) } : {});
 
   const getState = async (threadId: string) => {
     if (!checkpointer) return {};
@@ -187,12 +191,13 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     const scope = opts.scope ?? new RunScope(opts.runId, opts.threadId, clock, opts.sink ?? {});
     const signal = opts.signal ?? new AbortController().signal;
     const runKey = `${opts.runId}|${agent}`;
+    const fence = opts.fence === undefined ? undefined : "assertHeld" in opts.fence ? opts.fence : unwatchedFence(opts.fence);
     const chosen = options.summarize ?? extractiveSummary;
     const { observer, observation } = observeRun(options.observer, { runId: opts.runId, threadId: opts.threadId, agent, agentName: opts.agentName ?? agent, model: describeModel(options.model) });
     const summarize: AgentIdentity["summarize"] = isSummaryModel(chosen)
       ? (messages, at) => callSummaryModel(chosen, messages, { retryOnion: (inner, state, turn, updates) => at.runner.retryOnion(inner, state, turn, updates), scope, agent, turn: at.turn, signal, state: at.state, observation })
       : (messages) => chosen(messages);
-    const hooks = new HookRunner(composition, scope, { threadId: opts.threadId, runId: opts.runId, agent, signal, summarize, port }, enforce);
+    const hooks = new HookRunner(composition, scope, { threadId: opts.threadId, runId: opts.runId, agent, signal, summarize, port, ...(fence ? { fence } : {}) }, enforce);
     runs.set(runKey, {
       composition,
       model: options.model,
@@ -205,6 +210,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       agent,
       threadId: opts.threadId,
       signal,
+      ...(fence ? { fence } : {}),
       port,
       streamTokens: opts.streamTokens === true,
       historyFrozen: false,
@@ -214,7 +220,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     try {
       const checkpointThread = opts.checkpointThreadId ?? opts.threadId;
       // durability "sync": each step's checkpoint is committed before the next step starts (a worker killed at step k resumes from step k).
-      const config = { configurable: { thread_id: checkpointThread, ...(opts.fence ? { keel_fence: opts.fence } : {}) }, recursionLimit: 2 * maxTurns + 10, signal, durability: "sync" as const };
+      const config = { configurable: { thread_id: checkpointThread, ...(fence ? { [FENCE_CONFIG_KEY]: fence } : {}) }, recursionLimit: 2 * maxTurns + 10, signal, durability: "sync" as const };
       const existing = ((await getState(checkpointThread)).messages as BaseMessage[] | undefined) ?? [];
       const input = {
         messages: inputMessages(opts, existing.length === 0 ? options.systemPrompt : undefined),

@@ -74,6 +74,7 @@ export function toolInvoker(deps: RunDeps, turn: number): ToolHandler {
           toolCallId: toolCall.id,
           config,
           signal: deps.signal,
+          ...(deps.fence ? { fence: deps.fence } : {}),
           now: () => deps.scope.isoNow(),
           port: <T>(name: string) => deps.port<T>(name),
         }));

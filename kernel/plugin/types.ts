@@ -1,6 +1,7 @@
 import type { AIMessage, BaseMessage, ToolMessage } from "@langchain/core/messages";
 import type { HookName } from "../../contracts/shared.js";
 import type { ManifestV1 } from "../../contracts/manifest/v1.js";
+import type { RunFence } from "../ports/fence.js";
 
 export type { HookName };
 export type Manifest = ManifestV1;
@@ -18,6 +19,12 @@ export interface RunIdentity {
   readonly agent: string;
   /** Model-call number of this agent in this run (1-based); 0 before the first call. */
   readonly turn: number;
+  /**
+   * The run's lease fence, when the run is owned by a lease (the run service): call
+   * `fence.assertHeld()` right before any write outside the checkpointer and record
+   * `fence.epoch` with it (kernel/ports/fence.ts). Absent for a run without a lease.
+   */
+  readonly fence?: RunFence;
 }
 
 /** Data of a `guard` stream event (stream-event@1). */

@@ -2,6 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { TokenUsage } from "../loop/normalize.js";
 import type { StatusV2Payload } from "../loop/status.js";
 import type { KeelTool } from "../plugin/types.js";
+import type { RunFence } from "./fence.js";
 
 /**
  * Ports used by delegation (plugins `subagents` and `batch-leasing`). The `agents` port is
@@ -64,6 +65,13 @@ export interface ChildAgentRequest {
   tokenLimit?: number;
   /** Aborted when the parent is cancelled, the lease expires or the child times out. */
   signal: AbortSignal;
+  /**
+   * The parent run's lease fence (the caller's `ctx.fence`): the child's checkpoint writes
+   * are fenced by the parent's run row, its tools see it as `ctx.fence` (with `leaseEpoch`).
+   */
+  fence?: RunFence;
+  /** The epoch of the child's own delegation lease (lease@1), recorded on its journal entries and writes. */
+  leaseEpoch?: number;
   onStep?(step: ChildStep): void;
 }
 

@@ -4,6 +4,7 @@
  * record into an outcome. `createRuntimeExecutor` adapts a kernel AgentRuntime.
  */
 import type { StatusV2Payload } from "../loop/status.js";
+import type { RunFence } from "../ports/fence.js";
 import type { JournalEntry, RunRecord } from "./types.js";
 
 /** What the manager hands an executor for one run. */
@@ -18,6 +19,11 @@ export interface ExecutionIO {
   emit(event: string, data: unknown): void;
   /** Record a journal entry; the manager numbers entries in arrival order and flushes them in batches. */
   journal(entry: JournalEntry): void;
+  /**
+   * The run's lease fence: its epoch, and `assertHeld()` to call before any write the
+   * executor makes outside the manager (checkpoints, files). Lost → the signal aborts too.
+   */
+  fence?: RunFence;
 }
 
 export interface ExecutionResult {

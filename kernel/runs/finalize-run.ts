@@ -114,7 +114,10 @@ async function correctReport(ctx: ManagerContext, runId: string, report: unknown
   if (winner?.outcome) await ctx.store.saveReport(runId, { ...report, outcome: winner.outcome });
 }
 
-/** The journal is evidence of what happened, so it is still written; nothing terminal is. */
+/**
+ * Fenced: a worker that lost its lease writes nothing more — no journal entry (the flush
+ * drops what is buffered, or the store refuses it), no event, nothing terminal.
+ */
 async function flushAfterLeaseLoss(ctx: ManagerContext, input: FinalizeInput): Promise<void> {
   input.output.silence();
   input.takeCancel();

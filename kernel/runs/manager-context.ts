@@ -13,6 +13,8 @@ export interface ManagerContext {
   readonly workerId: string;
   readonly leaseTtlMs: number;
   readonly heartbeatMs: number;
+  /** The lease is lost locally this long before it expires (lease-heartbeat.ts). */
+  readonly leaseMarginMs: number;
   readonly journalBatchSize: number;
   readonly clock: Clock;
   readonly log: BackgroundLog;

@@ -68,6 +68,8 @@ interface RunLog {
   droppedThrough: string;
   ids: EventIdSequence;
   ended: boolean;
+  /** The newest lease epoch published under (the fence). */
+  epoch?: number;
   cancelDrop?: () => void;
 }
 
@@ -168,6 +170,11 @@ export class MemoryStreamBridge implements StreamBridge {
       this.logs.set(runId, log);
     }
     if (log.ended) throw new KeelError("KEEL_ERR_STREAM_ENDED", `run \`${runId}\` already ended its stream; \`${event}\` was not published`);
+    // The epoch fence, as on the Redis bridge: an event of an older lease epoch than the run's newest is refused.
+    if (epoch !== undefined && log.epoch !== undefined && epoch < log.epoch) {
+      throw new KeelError("KEEL_ERR_STREAM_FENCED", `run \`${runId}\` already has events of lease epoch ${log.epoch}; \`${event}\` of epoch ${epoch} was refused`);
+    }
+    if (epoch !== undefined) log.epoch = epoch;
     const record: StreamEvent = { id: log.ids.next(this.clock.now()), runId, event, data, ...(epoch === undefined ? {} : { epoch }) };
     log.events.push(record);
     const excess = log.events.length - this.retention;

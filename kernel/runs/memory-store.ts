@@ -9,7 +9,8 @@ import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
 import { KeelError } from "../errors.js";
 import type { StatusV2Payload } from "../loop/status.js";
 import { replacesActive, runLimitError } from "./admission.js";
-import type { AdmissionLimits, AdmissionResult, JournalEntry, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "./types.js";
+import { assertJournalFence } from "./journal-fence.js";
+import type { AdmissionLimits, AdmissionResult, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "./types.js";
 
 /** A stored run (its admission order is `record.sequence`); `scheduled` when the admission gave it a `dueAt`. */
 interface StoredRun {
@@ -231,8 +232,9 @@ export class MemoryRunStore implements RunStore {
     return true;
   }
 
-  async appendJournal(runId: string, entries: readonly JournalEntry[]): Promise<void> {
+  async appendJournal(runId: string, entries: readonly JournalEntry[], fence?: JournalFence): Promise<void> {
     if (entries.length === 0) return;
+    if (fence) assertJournalFence(runId, this.runs.get(runId)?.record, fence, entries.length);
     const journal = this.journals.get(runId) ?? [];
     journal.push(...jsonCopy(entries));
     this.journals.set(runId, journal);

@@ -2,7 +2,7 @@
  * One claimed run on this worker, from claim to `end`: heartbeat, control messages,
  * rollback point, the executor, then the ordered finalization (finalize-run.ts).
  */
-import { KeelError } from "../errors.js";
+import { isKeelError, KeelError } from "../errors.js";
 import type { ExecutionIO, ExecutionResult, RollbackPoint } from "./executor.js";
 import { finalizeRun } from "./finalize-run.js";
 import { LeaseHeartbeat } from "./lease-heartbeat.js";
@@ -36,7 +36,6 @@ export class RunExecution {
   ) {
     this.runId = run.runId;
     this.threadId = run.threadId;
-    this.output = new RunOutput(run.runId, ctx.bridge, ctx.store, ctx.journalBatchSize, ctx.log, run.epoch);
     this.heartbeat = new LeaseHeartbeat(
       ctx,
       run,
@@ -44,6 +43,11 @@ export class RunExecution {
       // Never rejects: a failed journal write is kept for the next one (run-output.ts).
       () => void this.output.flushJournal(),
     );
+    this.output = new RunOutput(run.runId, ctx.bridge, ctx.store, ctx.journalBatchSize, ctx.log, run.epoch, {
+      fence: this.heartbeat.fence,
+      owner: ctx.workerId,
+      refused: (why) => this.heartbeat.refused(why),
+    });
     this.rollbackAvailable = new Promise((resolve) => (this.resolveCaptured = resolve));
     this.finished = this.execute();
   }
@@ -60,8 +64,9 @@ export class RunExecution {
     this.controller.abort(new KeelError("KEEL_ERR_RUN_CANCELLED", `run \`${this.runId}\` was cancelled (${cause})`));
   }
 
-  /** The reaper took this run (its lease expired): stop without writing anything terminal. */
+  /** The lease is lost (refused, past its local deadline, or the reaper took the run): stop without writing anything terminal. */
   loseLease(): void {
+    this.heartbeat.refused("the run was ended by another writer (the reaper)");
     this.output.silence();
     this.settled = true;
     if (!this.controller.signal.aborted) this.controller.abort(new KeelError("KEEL_ERR_RUN_CANCELLED", `run \`${this.runId}\` lost its lease`));
@@ -86,6 +91,8 @@ export class RunExecution {
           result = await this.ctx.executor.execute(this.run, this.io());
         } catch (error) {
           failure = error;
+          // A write the store refused for the lease (a checkpoint): the lease is lost, whatever this worker believed.
+          if (isKeelError(error) && error.code === "KEEL_ERR_LEASE_FENCED") this.heartbeat.refused(error.message);
         }
       }
       await finalizeRun(this.ctx, {
@@ -144,6 +151,7 @@ export class RunExecution {
       signal: this.controller.signal,
       emit: (event, data) => this.output.emit(event, data),
       journal: (entry) => this.output.journal(entry),
+      fence: this.heartbeat.fence,
     };
   }
 }

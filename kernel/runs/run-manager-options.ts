@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { KeelError } from "../errors.js";
+import { fencingDisabled, UNSAFE_NO_FENCING_ENV } from "../ports/fence.js";
 import { systemClock, type Clock } from "../loop/run-scope.js";
 import type { RunExecutor } from "./executor.js";
 import type { BackgroundLog } from "./run-output.js";
@@ -18,6 +19,13 @@ export interface RunManagerOptions {
   leaseTtlMs?: number;
   /** How often a running run renews its lease (and flushes its journal). Default 10 s; must be below `leaseTtlMs`. */
   heartbeatMs?: number;
+  /**
+   * How long before its lease's expiry a worker stops trusting it (the local deadline is the
+   * last extension + `leaseTtlMs` − this): the run is aborted and every write refused then,
+   * before another worker's reaper can take the run. Default min(5 s, (leaseTtlMs − heartbeatMs) / 2);
+   * `heartbeatMs + leaseMarginMs` must be below `leaseTtlMs`.
+   */
+  leaseMarginMs?: number;
   /** How often the reaper looks for expired leases. Default 5 s. */
   reaperMs?: number;
   /** How long `shutdown()` lets running runs finish before interrupting them. Default 10 s. */
@@ -53,6 +61,7 @@ export interface ResolvedOptions {
   workerId: string;
   leaseTtlMs: number;
   heartbeatMs: number;
+  leaseMarginMs: number;
   reaperMs: number;
   shutdownGraceMs: number;
   maxTurns: number;
@@ -77,6 +86,7 @@ export function resolveOptions(options: RunManagerOptions): ResolvedOptions {
     workerId: options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     leaseTtlMs: options.leaseTtlMs ?? 30_000,
     heartbeatMs: options.heartbeatMs ?? 10_000,
+    leaseMarginMs: options.leaseMarginMs ?? 0,
     reaperMs: options.reaperMs ?? 5_000,
     shutdownGraceMs: options.shutdownGraceMs ?? 10_000,
     maxTurns: options.maxTurns ?? 500,
@@ -99,6 +109,13 @@ export function resolveOptions(options: RunManagerOptions): ResolvedOptions {
   if (resolved.heartbeatMs >= resolved.leaseTtlMs) {
     throw invalid("heartbeatMs", `(${resolved.heartbeatMs}) must be below \`leaseTtlMs\` (${resolved.leaseTtlMs}), or every lease expires between two heartbeats`);
   }
+  if (options.leaseMarginMs === undefined) resolved.leaseMarginMs = Math.min(5_000, Math.floor((resolved.leaseTtlMs - resolved.heartbeatMs) / 2));
+  else if (!Number.isFinite(resolved.leaseMarginMs) || resolved.leaseMarginMs < 0) throw invalid("leaseMarginMs", `must be ≥ 0, got \`${resolved.leaseMarginMs}\``);
+  else if (resolved.heartbeatMs + resolved.leaseMarginMs >= resolved.leaseTtlMs) {
+    throw invalid("leaseMarginMs", `(${resolved.leaseMarginMs}) plus \`heartbeatMs\` (${resolved.heartbeatMs}) must be below \`leaseTtlMs\` (${resolved.leaseTtlMs}), or every lease passes its local deadline between two heartbeats`);
+  }
+  // The test-only switch is refused at construction when it is set outside tests.
+  if (fencingDisabled()) resolved.log(`${UNSAFE_NO_FENCING_ENV}=1: lease fencing is OFF (test-only); a worker that lost its lease goes on writing`);
   if (resolved.workerId.length === 0) throw invalid("workerId", "must not be empty");
   return resolved;
 }

@@ -92,6 +92,7 @@ export class RunManager {
       workerId: this.workerId,
       leaseTtlMs: this.options.leaseTtlMs,
       heartbeatMs: this.options.heartbeatMs,
+      leaseMarginMs: this.options.leaseMarginMs,
       journalBatchSize: this.options.journalBatchSize,
       clock: this.options.clock,
       log: this.options.log,

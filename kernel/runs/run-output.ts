@@ -11,7 +11,17 @@
  * (`journalIncomplete`), so the run keeps its real outcome and finalizes at once.
  */
 import type { JournalGap } from "../../contracts/run-report/v1.js";
-import type { JournalEntry, PublishOptions, RunStore, StreamBridge, StreamEvent } from "./types.js";
+import { isKeelError } from "../errors.js";
+import { fencingDisabled, type RunFence } from "../ports/fence.js";
+import type { JournalEntry, JournalFence, PublishOptions, RunStore, StreamBridge, StreamEvent } from "./types.js";
+
+/** The lease the output writes under: journal writes carry it (the store checks it) and stop once it is lost. */
+export interface OutputLease {
+  fence: RunFence;
+  owner: string;
+  /** A write was refused for the lease (`KEEL_ERR_LEASE_FENCED`): the run has lost it. */
+  refused(why: string): void;
+}
 
 export type { JournalGap };
 
@@ -38,8 +48,9 @@ export class RunOutput {
     private readonly store: RunStore,
     private readonly journalBatchSize: number,
     private readonly log: BackgroundLog,
-    /** The run's lease epoch, recorded on every event it publishes. */
-    epoch?: number,
+    /** The run's lease epoch, recorded on every event it publishes and every journal entry. */
+    private readonly epoch?: number,
+    private readonly lease?: OutputLease,
   ) {
     this.flushAt = journalBatchSize;
     this.publishOptions = epoch === undefined ? {} : { epoch };
@@ -71,7 +82,7 @@ export class RunOutput {
   }
 
   journal(entry: JournalEntry): void {
-    this.buffer.push({ ...entry, runId: this.runId, seq: ++this.journalSeq });
+    this.buffer.push({ ...entry, runId: this.runId, seq: ++this.journalSeq, ...(this.epoch === undefined ? {} : { epoch: this.epoch }) });
     if (this.buffer.length >= this.flushAt) void this.flushJournal();
   }
 
@@ -84,19 +95,29 @@ export class RunOutput {
    * Write the buffered entries; resolves true when everything recorded so far is in the
    * store. Never rejects: flushes are serialized, so batches land in order, and a failed
    * batch goes back to the front of the buffer (the next flush retries it) and is counted
-   * for `journalGap()`. (A journal write refused because the lease was lost would be a
-   * different matter — the run stops — and belongs with the lease, not here.)
+   * for `journalGap()`. A write refused for the lease (`KEEL_ERR_LEASE_FENCED`, or the
+   * fence no longer held locally) is not a journal failure: the run lost its lease, the
+   * batch is dropped (this worker may write nothing more) and the lease is given up.
    */
   flushJournal(): Promise<boolean> {
     const run = this.flushing.then(async () => {
       if (this.buffer.length === 0) return true;
+      if (this.lease && !this.lease.fence.held) {
+        this.buffer = [];
+        return false;
+      }
       const batch = this.buffer;
       this.buffer = [];
       try {
-        await this.store.appendJournal(this.runId, batch);
+        await this.store.appendJournal(this.runId, batch, ...this.journalFence());
         this.flushAt = this.journalBatchSize;
         return this.buffer.length === 0;
       } catch (error) {
+        if (this.lease && isKeelError(error) && error.code === "KEEL_ERR_LEASE_FENCED") {
+          this.buffer = [];
+          this.lease.refused(error.message);
+          return false;
+        }
         this.buffer = [...batch, ...this.buffer];
         this.failedWrites += 1;
         this.firstError ??= error instanceof Error ? error.message : String(error);
@@ -107,6 +128,11 @@ export class RunOutput {
     });
     this.flushing = run.then(() => undefined);
     return run;
+  }
+
+  private journalFence(): [JournalFence] | [] {
+    if (!this.lease || this.epoch === undefined || fencingDisabled()) return [];
+    return [{ owner: this.lease.owner, epoch: this.epoch, now: this.lease.fence.now?.() ?? Date.now() }];
   }
 
   /** What the store's journal lacks now (entries still buffered after failed writes), or null. */

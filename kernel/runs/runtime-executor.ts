@@ -88,7 +88,9 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeE
           signal: io.signal,
           scope,
           streamTokens: wantsTokens(run.request.streamMode),
-          fence: { runId: run.runId, epoch: run.epoch, now: () => clock.now() },
+          // The manager's fence (lost with the lease: checkpoint writes, tools' writes and children stop);
+          // an executor driven without one still lets a run-store-aware saver check the epoch.
+          fence: io.fence ?? { runId: run.runId, epoch: run.epoch, now: () => clock.now() },
           ...(maxTurns !== undefined ? { maxTurns } : {}),
         });
       } finally {

@@ -153,11 +153,24 @@ export interface RunStore {
   /** The reaper's terminal write: CAS on epoch of a running run whose lease expired; `status` follows the outcome. */
   expireRun(runId: string, epoch: number, outcome: StatusV2Payload, now: number): Promise<boolean>;
 
-  appendJournal(runId: string, entries: readonly JournalEntry[]): Promise<void>;
+  /**
+   * Append entries. With `fence`, in the same transaction: the run must be `running`, held
+   * by `fence.owner` at `fence.epoch`, its lease unexpired at `fence.now`; otherwise throws
+   * `KEEL_ERR_LEASE_FENCED` and writes nothing (a worker that lost its lease adds nothing).
+   */
+  appendJournal(runId: string, entries: readonly JournalEntry[], fence?: JournalFence): Promise<void>;
   readJournal(runId: string): Promise<JournalEntry[]>;
   /** The run-report@1 document, saved at finalization. */
   saveReport(runId: string, report: unknown): Promise<void>;
   getReport(runId: string): Promise<unknown | null>;
+}
+
+/** The lease a journal write is made under (checked by the store in the write's transaction). */
+export interface JournalFence {
+  owner: string;
+  epoch: number;
+  /** The writer's clock (ms): the lease must be unexpired at this time. */
+  now: number;
 }
 
 /** Control messages between workers (e.g. cancel a run another worker owns). */

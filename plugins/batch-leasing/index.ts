@@ -66,7 +66,7 @@ const hooks: Hooks = {
     const refused = decisions.filter((d): d is Extract<Decision, { granted: false }> => !d.granted).map((d) => ({ decision: d, refused: toRefusedCall(d) }));
     for (const { refused: r } of refused) ctx.guard({ action: "refuse", reason: r.reason, detail: `task ${r.taskId}: ${r.detail}` });
 
-    update.leases = [...ended, ...granted.map((d) => grantLease(d, ctx.runId, ctx.agent, now, options.leaseTtlMs))];
+    update.leases = [...ended, ...granted.map((d) => grantLease(d, ctx.runId, ctx.agent, now, options.leaseTtlMs, ctx.fence?.epoch))];
     const batch: LeaseBatch = { runId: ctx.runId, turn: ctx.turn, granted: granted.map((d) => d.call.id), refused: refused.map((r) => r.refused) };
     update.leaseBatch = batch;
     if (delegations && refused.length > 0) update.delegations = refused.map((r) => refusedEntry(r.refused, r.decision.call, ctx.runId, ctx.turn, now));

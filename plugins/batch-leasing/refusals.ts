@@ -82,13 +82,14 @@ export function leadStop(refused: RefusedCall, turn: number): StopReasonEntry {
 }
 
 /** lease@1 for a granted call; the owner is the child's agent path. */
-export function grantLease(decision: Extract<Decision, { granted: true }>, runId: string, agent: string, now: string, ttlMs: number): LeaseV1 {
+export function grantLease(decision: Extract<Decision, { granted: true }>, runId: string, agent: string, now: string, ttlMs: number, parentEpoch?: number): LeaseV1 {
   return {
     leaseId: `lease:${runId}:${decision.call.id}`,
     runId,
     taskId: decision.call.id,
     owner: `${agent}/${decision.call.id}`,
     epoch: 1,
+    ...(parentEpoch === undefined ? {} : { parentEpoch }),
     tokenAllowance: decision.allowance,
     returnReserve: decision.returnReserve,
     grantedAt: now,

@@ -12,10 +12,11 @@ import type { SqlEntityManager } from "@mikro-orm/better-sqlite";
 import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
 import { KeelError } from "../../kernel/errors.js";
 import type { StatusV2Payload } from "../../kernel/loop/status.js";
-import type { AdmissionLimits, AdmissionResult, JournalEntry, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "../../kernel/runs/types.js";
+import type { AdmissionLimits, AdmissionResult, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "../../kernel/runs/types.js";
 import { JOURNAL_TABLE, JournalEntity, REPORTS_TABLE, ReportEntity, RUNS_TABLE, RunEntity, THREADS_TABLE, ThreadEntity, type RunRow } from "./entities.js";
 import { admitOnPostgres, admitOnSqlite } from "./admission-sql.js";
 import { claimDueOnPostgres, claimDueOnSqlite, claimThreadOnPostgres, claimThreadOnSqlite } from "./claim-sql.js";
+import { appendFencedOnPostgres, appendFencedOnSqlite } from "./journal-sql.js";
 import { metadataEquals, type Dialect } from "./dialect-sql.js";
 import { migrateSchema } from "./migrate-schema.js";
 import { openOrm, type StoreOrm } from "./open-orm.js";
@@ -205,8 +206,10 @@ export class SqlRunStore implements RunStore {
     return updated === 1;
   }
 
-  async appendJournal(runId: string, entries: readonly JournalEntry[]): Promise<void> {
+  async appendJournal(runId: string, entries: readonly JournalEntry[], fence?: JournalFence): Promise<void> {
     if (entries.length === 0) return;
+    // Fenced: the lease is checked in the insert's transaction (journal-sql.ts).
+    if (fence) return this.sqlite ? appendFencedOnSqlite(this.sqlite, runId, entries, fence) : appendFencedOnPostgres(this.em(), runId, entries, fence);
     // One multi-row INSERT: a batch is stored whole or not at all.
     await this.em().insertMany(
       JournalEntity,

@@ -105,7 +105,9 @@ export async function settleTask(input: SettleInput): Promise<TaskSettlement> {
       maxTurns: options.maxTurns,
       // The child's lifecycle `end` is journaled below with the judged status, so it agrees with the task event and the ledger.
       journalsEnd: true,
-      ...(lease ? { tokenLimit: lease.tokenAllowance } : {}),
+      ...(lease ? { tokenLimit: lease.tokenAllowance, leaseEpoch: lease.epoch } : {}),
+      // The parent's lease fence: the child's checkpoints and writes stop with the parent's lease.
+      ...(ctx.fence ? { fence: ctx.fence } : {}),
     },
     onStep: (step) => {
       if (step.kind === "model_call" && step.status === "ok") event("running", "in_progress", step.usage);
@@ -153,7 +155,7 @@ export async function settleTask(input: SettleInput): Promise<TaskSettlement> {
     result: display,
     ...(evidence.receiptVerdict ? { receiptVerdict: evidence.receiptVerdict } : {}),
     ...(evidence.acceptanceVerdict ? { acceptanceVerdict: evidence.acceptanceVerdict } : {}),
-    ...(hold && lease ? { lease: { leaseId: lease.leaseId, epoch: hold.epoch, expiresAt: hold.expiresAt } } : {}),
+    ...(hold && lease ? { lease: { leaseId: lease.leaseId, epoch: hold.epoch, expiresAt: hold.expiresAt, ...(ctx.fence ? { parentEpoch: ctx.fence.epoch } : {}) } } : {}),
   });
   event("terminal", ret.status, ret.usage);
   const { lines: _lines, ...verdicts } = evidence;

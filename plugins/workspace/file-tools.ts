@@ -3,6 +3,20 @@ import path from "node:path";
 import type { KeelTool } from "../../kernel/plugin/types.js";
 import { checkPathArgument, resolveInWorkspace } from "./paths.js";
 import { errorResult, inWorkspace } from "./tool-results.js";
+import { assertWriteAllowed, recordWrite, type WorkspaceWrite } from "./write-log.js";
+
+/** A file tool's result artifact: what was written and under which lease epoch. */
+export interface FileWriteArtifact {
+  kind: "file_write";
+  path: string;
+  bytes: number;
+  epoch: number | null;
+  leaseEpoch?: number;
+}
+
+function fileWriteArtifact(write: WorkspaceWrite): FileWriteArtifact {
+  return { kind: "file_write", path: write.path, bytes: write.bytes, epoch: write.epoch, ...(write.leaseEpoch === undefined ? {} : { leaseEpoch: write.leaseEpoch }) };
+}
 
 const pathProperty = { type: "string", minLength: 1, description: "Path relative to the workspace root (POSIX separators)." };
 
@@ -69,9 +83,12 @@ export const writeFileTool: KeelTool = {
     return inWorkspace(ctx, userPath, async (dir) => {
       const target = resolveInWorkspace(dir, userPath);
       if (target.rel === ".") return errorResult(`\`${userPath}\` is the workspace directory itself, not a file`);
+      await assertWriteAllowed(ctx, "write_file", target.rel);
       await mkdir(path.dirname(target.abs), { recursive: true });
       await writeFile(target.abs, content, "utf8");
-      return `wrote ${Buffer.byteLength(content, "utf8")} bytes to ${target.rel}`;
+      const bytes = Buffer.byteLength(content, "utf8");
+      const write = await recordWrite(ctx, "write_file", target.rel, bytes);
+      return { content: `wrote ${bytes} bytes to ${target.rel}`, artifact: fileWriteArtifact(write) };
     });
   },
 };
@@ -107,8 +124,11 @@ export const strReplaceTool: KeelTool = {
       }
       const at = text.indexOf(oldText);
       // Slicing, not String.replace: `$&`, `$1` in newText must stay literal.
-      await writeFile(target.abs, text.slice(0, at) + newText + text.slice(at + oldText.length), "utf8");
-      return `replaced 1 occurrence in ${target.rel}`;
+      const next = text.slice(0, at) + newText + text.slice(at + oldText.length);
+      await assertWriteAllowed(ctx, "str_replace", target.rel);
+      await writeFile(target.abs, next, "utf8");
+      const write = await recordWrite(ctx, "str_replace", target.rel, Buffer.byteLength(next, "utf8"));
+      return { content: `replaced 1 occurrence in ${target.rel}`, artifact: fileWriteArtifact(write) };
     });
   },
 };

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { validate } from "../../contracts/registry.js";
-import { eventNames, managedSetups, request, storeWith, succeeded, until } from "./run-manager-harness.js";
+import { eventNames, ManualClock, managedSetups, request, storeWith, succeeded, until } from "./run-manager-harness.js";
 
 const { started, managers } = managedSetups();
 
@@ -127,9 +127,10 @@ describe("RunManager execution and finalization", () => {
     const s = await started();
     const thread = await s.thread();
     // The old owner's view of its lease is stale: its heartbeat "succeeds", its terminal write must not.
+    // Its own clock stands still (a skewed clock), so its local lease deadline never passes and only the CAS can stop it.
     const completeRun = vi.fn(s.store.completeRun.bind(s.store));
     const stale = storeWith(s.store, { heartbeat: async () => true, completeRun });
-    const old = s.worker({ workerId: "worker-old", store: stale, heartbeatMs: 20_000 });
+    const old = s.worker({ workerId: "worker-old", store: stale, heartbeatMs: 20_000, clock: new ManualClock() });
     managers.push(old);
     const run = await old.createOrReject(thread, request(), { user: "alice" });
     await until(() => s.executor.calls.length === 1, "the run to start");

@@ -59,7 +59,7 @@ describe("workspace plugin", () => {
 describe("write_file", () => {
   it("creates the thread directory and parent directories and reports the bytes", async () => {
     const result = await writeFileTool.invoke({ path: "docs/notes.md", content: "héllo world\n" }, ctx);
-    expect(result).toBe("wrote 13 bytes to docs/notes.md");
+    expect(result).toEqual({ content: "wrote 13 bytes to docs/notes.md", artifact: { kind: "file_write", path: "docs/notes.md", bytes: 13, epoch: null } });
     expect(readFileSync(path.join(dir, "docs/notes.md"), "utf8")).toBe("héllo world\n");
   });
 
@@ -120,7 +120,7 @@ describe("str_replace", () => {
 
   it("replaces a unique occurrence, keeping `$` sequences literal", async () => {
     const result = await strReplaceTool.invoke({ path: "code.ts", oldText: "const c = 2;", newText: "const c = '$&';" }, ctx);
-    expect(result).toBe("replaced 1 occurrence in code.ts");
+    expect(result).toMatchObject({ content: "replaced 1 occurrence in code.ts", artifact: { kind: "file_write", path: "code.ts", epoch: null } });
     expect(readFileSync(path.join(dir, "code.ts"), "utf8")).toBe("const a = 1;\nconst b = 1;\nconst c = '$&';\n");
   });
 
