@@ -20,6 +20,7 @@ import { migrateSchema } from "./migrate-schema.js";
 import { openOrm, type StoreOrm } from "./open-orm.js";
 import { rowToRun, rowToThread, threadToRow } from "./records.js";
 import { immediateTransaction, prepared, type SqliteDatabase } from "./sqlite-database.js";
+import { retryMethodsWhileBusy } from "./sqlite-busy.js";
 import type { StoreTarget } from "./store-url.js";
 
 const isoAt = (ms: number): string => new Date(ms).toISOString();
@@ -28,6 +29,31 @@ const oldestFirst = () => ({ createdAt: "asc", id: "asc" }) as const;
 const newestFirst = () => ({ createdAt: "desc", id: "desc" }) as const;
 const activeStatuses = () => ({ $in: ["pending", "running"] });
 
+/** Every store call that touches the database (all but init, close, ping): retried while SQLite is busy. */
+const SQLITE_RETRIED_METHODS = [
+  "createThread",
+  "getThread",
+  "updateThread",
+  "searchThreads",
+  "deleteThread",
+  "admitRun",
+  "getRun",
+  "listRuns",
+  "activeRuns",
+  "claimNext",
+  "heartbeat",
+  "completeRun",
+  "cancelPending",
+  "withdrawPending",
+  "countRuns",
+  "expiredRuns",
+  "expireRun",
+  "appendJournal",
+  "readJournal",
+  "saveReport",
+  "getReport",
+] as const satisfies readonly (keyof SqlRunStore)[];
+
 export class SqlRunStore implements RunStore {
   private migrated: Promise<void> | undefined;
 
@@ -35,7 +61,10 @@ export class SqlRunStore implements RunStore {
     private readonly orm: StoreOrm,
     private readonly dialect: Dialect,
     private readonly sqlite: SqliteDatabase | undefined,
-  ) {}
+  ) {
+    // SQLite: a call that still found another connection's write lock after busy_timeout is retried (sqlite-busy.ts).
+    if (sqlite) retryMethodsWhileBusy(this as SqlRunStore, SQLITE_RETRIED_METHODS);
+  }
 
   /** Connects; the schema is created or migrated by `init()`. */
   static async open(target: StoreTarget): Promise<SqlRunStore> {
