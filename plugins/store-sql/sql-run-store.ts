@@ -21,6 +21,7 @@ import { openOrm, type StoreOrm } from "./open-orm.js";
 import { rowToRun, rowToThread, threadToRow } from "./records.js";
 import { immediateTransaction, prepared, type SqliteDatabase } from "./sqlite-database.js";
 import { retryMethodsWhileBusy } from "./sqlite-busy.js";
+import { reportUnreachable } from "./store-unavailable.js";
 import type { StoreTarget } from "./store-url.js";
 
 const isoAt = (ms: number): string => new Date(ms).toISOString();
@@ -29,8 +30,8 @@ const oldestFirst = () => ({ createdAt: "asc", id: "asc" }) as const;
 const newestFirst = () => ({ createdAt: "desc", id: "desc" }) as const;
 const activeStatuses = () => ({ $in: ["pending", "running"] });
 
-/** Every store call that touches the database (all but init, close, ping): retried while SQLite is busy. */
-const SQLITE_RETRIED_METHODS = [
+/** Every store call that touches the database (all but init, close, ping): retried while SQLite is busy; on PostgreSQL, a lost connection is reported as KEEL_ERR_STORE_UNAVAILABLE. */
+const STORE_METHODS = [
   "createThread",
   "getThread",
   "updateThread",
@@ -63,7 +64,9 @@ export class SqlRunStore implements RunStore {
     private readonly sqlite: SqliteDatabase | undefined,
   ) {
     // SQLite: a call that still found another connection's write lock after busy_timeout is retried (sqlite-busy.ts).
-    if (sqlite) retryMethodsWhileBusy(this as SqlRunStore, SQLITE_RETRIED_METHODS);
+    if (sqlite) retryMethodsWhileBusy(this as SqlRunStore, STORE_METHODS);
+    // PostgreSQL: a call whose connection failed is KEEL_ERR_STORE_UNAVAILABLE (store-unavailable.ts).
+    else reportUnreachable(this as SqlRunStore, STORE_METHODS);
   }
 
   /** Connects; the schema is created or migrated by `init()`. */
