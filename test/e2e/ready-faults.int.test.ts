@@ -43,6 +43,18 @@ describe.skipIf(unavailable !== null)("a worker whose database or Redis goes awa
     }
   };
 
+  const terminateSessions = async (): Promise<number> => {
+    const { Client } = createRequire(import.meta.url)("pg") as { Client: new (options: { connectionString: string }) => { connect(): Promise<void>; query(sql: string, params: unknown[]): Promise<{ rows: { n: number }[] }>; end(): Promise<void> } };
+    const client = new Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [scratch]);
+      return rows[0]!.n;
+    } finally {
+      await client.end();
+    }
+  };
+
   beforeAll(async () => {
     dir = tempDir("keel-e2e-ready-");
     await admin(`create database ${scratch}`);
@@ -125,6 +137,33 @@ describe.skipIf(unavailable !== null)("a worker whose database or Redis goes awa
     expect(joined.status).toBe(200);
     expect(joined.body.__error__).toMatchObject({ error: "lease_expired" });
     expect(joined.body.outcome).toMatchObject({ status: "failed" });
+    expect(alive()).toBe(true);
+  });
+
+  it("survives its PostgreSQL sessions being terminated again and again mid-run (pg_terminate_backend); the run ends and its record says how", async () => {
+    const threadId = ((await (await fetch(`${server.url}/threads`, { method: "POST", headers: KEY, body: "{}" })).json()) as { thread_id: string }).thread_id;
+    mkdirSync(join(dir, "workspaces", threadId), { recursive: true });
+    writeFileSync(join(dir, "workspaces", threadId, "hold"), "");
+    const created = await fetch(`${server.url}/threads/${threadId}/runs`, { method: "POST", headers: KEY, body: JSON.stringify({ assistant_id: "lead", input: "Write a note." }) });
+    const runId = ((await created.json()) as { run_id: string }).run_id;
+    await until(async () => (await get(`/threads/${threadId}/runs/${runId}`)).body.status === "running", "the run to start");
+    unlinkSync(join(dir, "workspaces", threadId, "hold"));
+    // Every session of the worker's database, 40 times, 25 ms apart, while the run takes its steps.
+    let terminated = 0;
+    for (let i = 0; i < 40; i++) {
+      terminated += await terminateSessions();
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(terminated).toBeGreaterThan(0);
+    expect(alive()).toBe(true);
+    const ended = await until(async () => {
+      const run = await get(`/threads/${threadId}/runs/${runId}`);
+      return run.body.status !== "running" && run.body.status !== "pending" && run.body;
+    }, "the run to end");
+    // Success only with its outcome stored; otherwise an honest failure.
+    if (ended.status === "success") expect(ended.outcome).toMatchObject({ status: "succeeded" });
+    else expect(ended.outcome).toMatchObject({ status: "failed" });
+    expect((await get("/ready")).status).toBe(200);
     expect(alive()).toBe(true);
   });
 
