@@ -314,6 +314,10 @@ export const ERRORS = {
     description: "A thread or run was created with an id the run store already holds.",
     solve: "Use a fresh id (thread and run ids are UUIDs), or read the existing record instead of creating it again.",
   },
+  KEEL_ERR_STORE_UNAVAILABLE: {
+    description: "The run store's database (PostgreSQL) could not be reached for one call: the connection was refused, dropped (a terminated session, a restart, a cut network) or could not be acquired (HTTP 503). The process goes on; the next call reconnects.",
+    solve: "Retry the request; check the `--db` server (`GET /ready` answers 503 with check `store` until it answers again).",
+  },
   KEEL_ERR_STORE_THREAD_NOT_FOUND: {
     description: "A run was submitted for admission on a thread the run store does not hold.",
     solve: "Create the thread first (`POST /threads`), or check the thread id.",

@@ -47,6 +47,8 @@ const FROM_RUN_SERVICE: Partial<Record<string, [status: number, code: KeelErrorC
   KEEL_ERR_STREAM_EVENT_ID_INVALID: [400, "KEEL_ERR_HTTP_INVALID_BODY"],
   // Named for itself (like the rollback code): Redis is down, the request may be retried.
   KEEL_ERR_STREAM_UNAVAILABLE: [503, "KEEL_ERR_STREAM_UNAVAILABLE"],
+  // Named for itself too: the database is away, the request may be retried.
+  KEEL_ERR_STORE_UNAVAILABLE: [503, "KEEL_ERR_STORE_UNAVAILABLE"],
   KEEL_ERR_CONFIG_INVALID: [400, "KEEL_ERR_HTTP_INVALID_BODY"],
   KEEL_ERR_RUN_MODEL_NOT_ALLOWED: [400, "KEEL_ERR_HTTP_INVALID_BODY"],
 };

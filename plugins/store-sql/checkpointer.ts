@@ -102,11 +102,15 @@ export async function migrateStockPostgres(url: string, saver: KeelCheckpointSav
   if (found[0]?.present !== true) return 0;
   const rows = await saver.executor.all(`SELECT thread_id, checkpoint_ns, checkpoint_id FROM ${schema}.checkpoints ORDER BY thread_id, checkpoint_ns, checkpoint_id`, []);
   const { PostgresSaver } = await import("@langchain/langgraph-checkpoint-postgres");
-  const stock = PostgresSaver.fromConnString(url, { schema });
+  // A pool of our own with an `error` listener: a connection dropped while idle must not crash the process.
+  const { Pool } = await loadPg();
+  const pool = new Pool({ connectionString: url });
+  pool.on("error", () => undefined);
+  const stock = new PostgresSaver(pool as never, undefined, { schema });
   try {
     return await migrateStockCheckpoints(stock, (rows as Array<Record<string, string>>).map(toId), saver, marker);
   } finally {
-    await stock.end();
+    await pool.end();
   }
 }
 

@@ -22,6 +22,8 @@ import { migrateSchema } from "./migrate-schema.js";
 import { openOrm, type StoreOrm } from "./open-orm.js";
 import { rowToRun, rowToThread, threadToRow } from "./records.js";
 import { immediateTransaction, prepared, type SqliteDatabase } from "./sqlite-database.js";
+import { retryMethodsWhileBusy } from "./sqlite-busy.js";
+import { reportUnreachable } from "./store-unavailable.js";
 import type { StoreTarget } from "./store-url.js";
 
 const isoAt = (ms: number): string => new Date(ms).toISOString();
@@ -31,6 +33,31 @@ const oldestFirst = () => ({ id: "asc" }) as const;
 const newestFirst = () => ({ id: "desc" }) as const;
 const activeStatuses = () => ({ $in: ["pending", "running"] });
 
+/** Every store call that touches the database (all but init, close, ping): retried while SQLite is busy; on PostgreSQL, a lost connection is reported as KEEL_ERR_STORE_UNAVAILABLE. */
+const STORE_METHODS = [
+  "createThread",
+  "getThread",
+  "updateThread",
+  "searchThreads",
+  "deleteThread",
+  "admitRun",
+  "getRun",
+  "listRuns",
+  "activeRuns",
+  "claimNext",
+  "heartbeat",
+  "completeRun",
+  "cancelPending",
+  "withdrawPending",
+  "countRuns",
+  "expiredRuns",
+  "expireRun",
+  "appendJournal",
+  "readJournal",
+  "saveReport",
+  "getReport",
+] as const satisfies readonly (keyof SqlRunStore)[];
+
 export class SqlRunStore implements RunStore {
   private migrated: Promise<void> | undefined;
 
@@ -38,7 +65,12 @@ export class SqlRunStore implements RunStore {
     private readonly orm: StoreOrm,
     private readonly dialect: Dialect,
     private readonly sqlite: SqliteDatabase | undefined,
-  ) {}
+  ) {
+    // SQLite: a call that still found another connection's write lock after busy_timeout is retried (sqlite-busy.ts).
+    if (sqlite) retryMethodsWhileBusy(this as SqlRunStore, STORE_METHODS);
+    // PostgreSQL: a call whose connection failed is KEEL_ERR_STORE_UNAVAILABLE (store-unavailable.ts).
+    else reportUnreachable(this as SqlRunStore, STORE_METHODS);
+  }
 
   /** Connects; the schema is created or migrated by `init()`. */
   static async open(target: StoreTarget): Promise<SqlRunStore> {

@@ -1,4 +1,6 @@
 import { mkdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCuttableProxy, type CuttableProxy } from "./cuttable-proxy.js";
@@ -22,14 +24,46 @@ describe.skipIf(unavailable !== null)("a worker whose database or Redis goes awa
   let redis: CuttableProxy;
   let server: ServeProcess;
 
+  // A scratch database of its own (the role needs CREATEDB, as for the store-sql tests): other
+  // suites sharing the server create and drop schemas, which races a worker's start-up migration.
+  const scratch = `keel_ready_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const scratchUrl = (() => {
+    const url = new URL(PG_URL);
+    url.pathname = `/${scratch}`;
+    return url.toString();
+  })();
+  const admin = async (sql: string) => {
+    const { Client } = createRequire(import.meta.url)("pg") as { Client: new (options: { connectionString: string }) => { connect(): Promise<void>; query(sql: string): Promise<unknown>; end(): Promise<void> } };
+    const client = new Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+
+  const terminateSessions = async (): Promise<number> => {
+    const { Client } = createRequire(import.meta.url)("pg") as { Client: new (options: { connectionString: string }) => { connect(): Promise<void>; query(sql: string, params: unknown[]): Promise<{ rows: { n: number }[] }>; end(): Promise<void> } };
+    const client = new Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [scratch]);
+      return rows[0]!.n;
+    } finally {
+      await client.end();
+    }
+  };
+
   beforeAll(async () => {
     dir = tempDir("keel-e2e-ready-");
+    await admin(`create database ${scratch}`);
     const pgUrl = new URL(PG_URL);
     const redisUrl = new URL(REDIS_URL);
     pg = await startCuttableProxy({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) });
     redis = await startCuttableProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
     server = await startServe(
-      ["--port", "0", "--db", pg.urlFor(PG_URL), "--redis", redis.urlFor(REDIS_URL), "--workspaces", join(dir, "workspaces"), "--model", `scripted:${join(FIXTURES, "steps.scenario.json")}`],
+      ["--port", "0", "--db", pg.urlFor(scratchUrl), "--redis", redis.urlFor(REDIS_URL), "--workspaces", join(dir, "workspaces"), "--model", `scripted:${join(FIXTURES, "steps.scenario.json")}`],
       { cwd: dir, env: { KEEL_API_KEYS: `key-ready:${user}`, KEEL_LEASE_TTL_MS: "1500", KEEL_HEARTBEAT_MS: "300", KEEL_REAPER_MS: "300" } },
     );
   }, 60_000);
@@ -40,6 +74,7 @@ describe.skipIf(unavailable !== null)("a worker whose database or Redis goes awa
     await server?.stop("SIGTERM");
     await pg?.close();
     await redis?.close();
+    await admin(`drop database if exists ${scratch} with (force)`);
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -77,6 +112,10 @@ describe.skipIf(unavailable !== null)("a worker whose database or Redis goes awa
       expect(down.body).toMatchObject({ error: "KEEL_ERR_HTTP_NOT_READY", checks: { worker: "ok", store: "unreachable", stream: "ok" } });
       expect(down.body.message).toContain("store");
       expect(await get("/ok")).toEqual({ status: 200, body: { ok: true } });
+      // A request that needs the store: 503 with a code (retry), not an anonymous 500.
+      const read = await get(`/threads/${threadId}`);
+      expect(read.status).toBe(503);
+      expect(read.body).toMatchObject({ error: "KEEL_ERR_STORE_UNAVAILABLE" });
       // The run goes on while the database is away: its checkpoint, heartbeat and terminal writes fail.
       unlinkSync(join(dir, "workspaces", threadId, "hold"));
       // However its writes fail (checkpoint, heartbeat, finalization), the run is left to the reaper, unfinished.
@@ -98,6 +137,33 @@ describe.skipIf(unavailable !== null)("a worker whose database or Redis goes awa
     expect(joined.status).toBe(200);
     expect(joined.body.__error__).toMatchObject({ error: "lease_expired" });
     expect(joined.body.outcome).toMatchObject({ status: "failed" });
+    expect(alive()).toBe(true);
+  });
+
+  it("survives its PostgreSQL sessions being terminated again and again mid-run (pg_terminate_backend); the run ends and its record says how", async () => {
+    const threadId = ((await (await fetch(`${server.url}/threads`, { method: "POST", headers: KEY, body: "{}" })).json()) as { thread_id: string }).thread_id;
+    mkdirSync(join(dir, "workspaces", threadId), { recursive: true });
+    writeFileSync(join(dir, "workspaces", threadId, "hold"), "");
+    const created = await fetch(`${server.url}/threads/${threadId}/runs`, { method: "POST", headers: KEY, body: JSON.stringify({ assistant_id: "lead", input: "Write a note." }) });
+    const runId = ((await created.json()) as { run_id: string }).run_id;
+    await until(async () => (await get(`/threads/${threadId}/runs/${runId}`)).body.status === "running", "the run to start");
+    unlinkSync(join(dir, "workspaces", threadId, "hold"));
+    // Every session of the worker's database, 40 times, 25 ms apart, while the run takes its steps.
+    let terminated = 0;
+    for (let i = 0; i < 40; i++) {
+      terminated += await terminateSessions();
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(terminated).toBeGreaterThan(0);
+    expect(alive()).toBe(true);
+    const ended = await until(async () => {
+      const run = await get(`/threads/${threadId}/runs/${runId}`);
+      return run.body.status !== "running" && run.body.status !== "pending" && run.body;
+    }, "the run to end");
+    // Success only with its outcome stored; otherwise an honest failure.
+    if (ended.status === "success") expect(ended.outcome).toMatchObject({ status: "succeeded" });
+    else expect(ended.outcome).toMatchObject({ status: "failed" });
+    expect((await get("/ready")).status).toBe(200);
     expect(alive()).toBe(true);
   });
 

@@ -5,6 +5,7 @@
  * write lock first, so the lease row read for a fence cannot change before the commit.
  */
 import { RUNS_TABLE } from "../entities.js";
+import { retryWhileBusy } from "../sqlite-busy.js";
 import { NO_RUN_STORE, type LeaseRow, type SqlExecutor, type SqlParam, type SqlRow, type WriteBatch, type WriteReads } from "./sql-executor.js";
 
 /** The part of better-sqlite3's API used here (the package ships no types of its own). */
@@ -46,8 +47,9 @@ export class SqliteExecutor implements SqlExecutor {
     return this.prepared(sql).all(...toDriver(params)) as SqlRow[];
   }
 
-  write(batch: WriteBatch, check: (reads: WriteReads) => void): void {
-    this.apply(batch, check);
+  /** Synchronous unless the file's write lock is still taken after busy_timeout: then retried (sqlite-busy.ts) and a promise. */
+  write(batch: WriteBatch, check: (reads: WriteReads) => void): void | Promise<void> {
+    return retryWhileBusy(() => this.apply(batch, check));
   }
 
   exec(sql: string): void {
