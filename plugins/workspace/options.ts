@@ -25,8 +25,8 @@ export interface WorkspaceOptions {
 export const DEFAULT_ROOT = ".keel/workspaces";
 export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
 export const DEFAULT_MAX_TIMEOUT_SECONDS = 600;
-export const DEFAULT_MAX_CPU_SECONDS = 300;
-export const DEFAULT_MAX_MEMORY_MIB = 2048;
+export const DEFAULT_MAX_CPU_SECONDS = 1200;
+export const DEFAULT_MAX_MEMORY_MIB = 4096;
 export const DEFAULT_WATCHDOG_DEADLINE_MS = 2000;
 
 function positive(value: unknown, fallback: number): number {
