@@ -55,6 +55,6 @@ export { bashTool, isBashArtifact, runRealBash, runScriptedBash, type BashArtifa
 export { toBashRun, type BashRun } from "./bash-runs.js";
 export { lsTool, readFileTool, strReplaceTool, writeFileTool } from "./file-tools.js";
 export { workspaceConfigSchema, workspaceManifest } from "./manifest.js";
-export { readWorkspaceOptions, type ScriptedBashEntry, type WorkspaceOptions } from "./options.js";
+export { readWorkspaceOptions, watchdogDeadlineForLease, type ScriptedBashEntry, type WorkspaceOptions } from "./options.js";
 export { resolveInWorkspace, workspaceDir, type WorkspacePath } from "./paths.js";
 export { seedWorkspace, snapshotWorkspace, type WorkspaceFileDigest } from "./snapshot.js";

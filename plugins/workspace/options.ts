@@ -29,6 +29,19 @@ export const DEFAULT_MAX_CPU_SECONDS = 1200;
 export const DEFAULT_MAX_MEMORY_MIB = 4096;
 export const DEFAULT_WATCHDOG_DEADLINE_MS = 2000;
 
+/** The smallest `watchdogDeadlineMs` the config schema accepts. */
+export const MIN_WATCHDOG_DEADLINE_MS = 50;
+
+/**
+ * A renewal deadline that kills a frozen worker's commands before its runs can be taken
+ * over: half of what the lease leaves after its last renewal (`leaseTtlMs − heartbeatMs`),
+ * at most the default, at least the schema's minimum.
+ */
+export function watchdogDeadlineForLease(lease: { leaseTtlMs: number; heartbeatMs: number }): number {
+  const half = Math.floor((lease.leaseTtlMs - lease.heartbeatMs) / 2);
+  return Math.max(MIN_WATCHDOG_DEADLINE_MS, Math.min(DEFAULT_WATCHDOG_DEADLINE_MS, half));
+}
+
 function positive(value: unknown, fallback: number): number {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : fallback;
 }

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ToolContext } from "../../../kernel/plugin/types.js";
 import { packageRoot } from "../../../kernel/package-root.js";
-import { bashTool } from "../../../plugins/workspace/index.js";
+import { bashTool, watchdogDeadlineForLease } from "../../../plugins/workspace/index.js";
 import { treeUsage } from "../../../plugins/workspace/process-tree.js";
 
 const WORKER = fileURLToPath(new URL("./fixtures/bash-worker.ts", import.meta.url));
@@ -257,5 +257,15 @@ describe("treeUsage", () => {
     expect(mine.processes).toBeGreaterThanOrEqual(2);
     expect(mine.rssBytes).toBeGreaterThan(own!.rssBytes);
     expect(treeUsage(2 ** 22 + 1)).toBeUndefined();
+  });
+});
+
+describe("watchdogDeadlineForLease", () => {
+  it("keeps the renewal deadline at half of what the lease leaves after its last renewal, within [50, 2000] ms", () => {
+    expect(watchdogDeadlineForLease({ leaseTtlMs: 30_000, heartbeatMs: 10_000 })).toBe(2000);
+    expect(watchdogDeadlineForLease({ leaseTtlMs: 5000, heartbeatMs: 2000 })).toBe(1500);
+    expect(watchdogDeadlineForLease({ leaseTtlMs: 5000, heartbeatMs: 1001 })).toBe(1999);
+    expect(watchdogDeadlineForLease({ leaseTtlMs: 300, heartbeatMs: 100 })).toBe(100);
+    expect(watchdogDeadlineForLease({ leaseTtlMs: 100, heartbeatMs: 90 })).toBe(50);
   });
 });
