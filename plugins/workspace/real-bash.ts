@@ -115,6 +115,9 @@ export function runRealBash(command: string, options: RealBashOptions): Promise<
     const watchdog = spawn(process.execPath, [...start.args, JSON.stringify(spec)], {
       cwd: start.cwd ?? options.cwd,
       stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
+      // Its own session: a stop or kill sent to the worker's process group (a terminal's
+      // Ctrl-Z, `kill -STOP -PGID`) does not reach the watchdog, which then notices.
+      detached: true,
     });
     // fd 3 carries renewals and kills to the watchdog, fd 4 its reports back: a write that
     // fails on a dead watchdog's pipe cannot discard reports still waiting to be read.

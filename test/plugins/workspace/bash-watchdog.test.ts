@@ -73,10 +73,15 @@ async function pidFrom(file: string): Promise<number> {
 }
 
 /** A worker process running one bash command through the tool; its stdout is the result JSON. */
-function startWorker(command: string, config: Record<string, unknown>): { child: ChildProcess; result: Promise<Record<string, unknown>> } {
+function startWorker(
+  command: string,
+  config: Record<string, unknown>,
+  ownGroup = false,
+): { child: ChildProcess; result: Promise<Record<string, unknown>> } {
   const child = spawn(process.execPath, ["--import", "tsx", WORKER, root, command, JSON.stringify(config)], {
     cwd: packageRoot(),
     stdio: ["ignore", "pipe", "inherit"],
+    detached: ownGroup,
   });
   started.push(child);
   let out = "";
@@ -167,6 +172,21 @@ describe("no command outlives its call", () => {
     expect(output.content).toBe(
       "[KEEL_ERR_BASH_WATCHDOG: the worker did not renew the command's watchdog within 300 ms (stopped, stuck or gone); the command and its process group were killed]\nexit code: null",
     );
+  });
+
+  it("a SIGSTOP sent to the worker's whole process group does not stop the watchdog: the command is killed", async () => {
+    const { child, result } = startWorker("echo $$ > sh.pid; sleep 30 & echo $! > bg.pid; sleep 2; echo late > late.txt", { watchdogDeadlineMs: 300 }, true);
+    const shell = await pidFrom("sh.pid");
+    const background = await pidFrom("bg.pid");
+    process.kill(-child.pid!, "SIGSTOP");
+    try {
+      expect(await waitFor(() => !isAlive(shell) && !isAlive(background))).toBe(true);
+    } finally {
+      process.kill(-child.pid!, "SIGCONT");
+    }
+    const output = (await result) as { artifact: { killed?: string } };
+    expect(output.artifact.killed).toBe("watchdog");
+    expect(existsSync(path.join(dir, "late.txt"))).toBe(false);
   });
 
   it("a worker that exits (process.exit) while its command runs takes the command's group with it", async () => {
