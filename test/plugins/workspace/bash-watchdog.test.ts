@@ -215,6 +215,24 @@ describe("no command outlives its call", () => {
   });
 });
 
+describe("a watchdog that dies", () => {
+  it("is noticed by the worker, which kills the group it was told about", async () => {
+    const call = bashTool.invoke({ command: "echo $$ > sh.pid; sleep 30 & echo $! > bg.pid; sleep 30" }, context({}));
+    const shell = await pidFrom("sh.pid");
+    const background = await pidFrom("bg.pid");
+    const watchdog = Number(statOf(shell)![1]);
+    expect(readFileSync(`/proc/${watchdog}/cmdline`, "utf8")).toContain("command-watchdog");
+    process.kill(watchdog, "SIGKILL");
+    const result = (await call) as { content: string; status: string; artifact: { killed?: string } };
+    expect(result.status).toBe("error");
+    expect(result.artifact.killed).toBe("watchdog_lost");
+    expect(result.content).toBe(
+      "[KEEL_ERR_BASH_WATCHDOG: the command's watchdog exited unexpectedly (SIGKILL); the command and its process group were killed]\nexit code: null",
+    );
+    expect(await waitFor(() => !isAlive(shell) && !isAlive(background))).toBe(true);
+  });
+});
+
 describe("limits", () => {
   it("kills a command whose tree exceeds maxCpuSeconds (two busy subshells)", async () => {
     const result = (await bashTool.invoke(
