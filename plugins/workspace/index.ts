@@ -56,6 +56,6 @@ export { toBashRun, type BashRun } from "./bash-runs.js";
 export { lsTool, readFileTool, strReplaceTool, writeFileTool, type FileWriteArtifact } from "./file-tools.js";
 export { readWriteLog, writeLogPath, WRITE_LOG_DIR, type WorkspaceWrite } from "./write-log.js";
 export { workspaceConfigSchema, workspaceManifest } from "./manifest.js";
-export { readWorkspaceOptions, type ScriptedBashEntry, type WorkspaceOptions } from "./options.js";
+export { readWorkspaceOptions, watchdogDeadlineForLease, type ScriptedBashEntry, type WorkspaceOptions } from "./options.js";
 export { resolveInWorkspace, workspaceDir, type WorkspacePath } from "./paths.js";
 export { seedWorkspace, snapshotWorkspace, type WorkspaceFileDigest } from "./snapshot.js";

@@ -50,13 +50,13 @@ export const workspaceConfigSchema = {
     maxCpuSeconds: {
       type: "number",
       exclusiveMinimum: 0,
-      default: 300,
+      default: 1200,
       description: "CPU seconds (user + system) a bash command's whole process tree may use; then its process group is killed.",
     },
     maxMemoryMiB: {
       type: "number",
       exclusiveMinimum: 0,
-      default: 2048,
+      default: 4096,
       description: "Resident memory (MiB, summed over the process tree) a bash command may use; then its process group is killed.",
     },
     watchdogDeadlineMs: {

@@ -25,9 +25,22 @@ export interface WorkspaceOptions {
 export const DEFAULT_ROOT = ".keel/workspaces";
 export const DEFAULT_MAX_OUTPUT_CHARS = 100_000;
 export const DEFAULT_MAX_TIMEOUT_SECONDS = 600;
-export const DEFAULT_MAX_CPU_SECONDS = 300;
-export const DEFAULT_MAX_MEMORY_MIB = 2048;
+export const DEFAULT_MAX_CPU_SECONDS = 1200;
+export const DEFAULT_MAX_MEMORY_MIB = 4096;
 export const DEFAULT_WATCHDOG_DEADLINE_MS = 2000;
+
+/** The smallest `watchdogDeadlineMs` the config schema accepts. */
+export const MIN_WATCHDOG_DEADLINE_MS = 50;
+
+/**
+ * A renewal deadline that kills a frozen worker's commands before its runs can be taken
+ * over: half of what the lease leaves after its last renewal (`leaseTtlMs − heartbeatMs`),
+ * at most the default, at least the schema's minimum.
+ */
+export function watchdogDeadlineForLease(lease: { leaseTtlMs: number; heartbeatMs: number }): number {
+  const half = Math.floor((lease.leaseTtlMs - lease.heartbeatMs) / 2);
+  return Math.max(MIN_WATCHDOG_DEADLINE_MS, Math.min(DEFAULT_WATCHDOG_DEADLINE_MS, half));
+}
 
 function positive(value: unknown, fallback: number): number {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : fallback;

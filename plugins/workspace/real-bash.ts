@@ -115,6 +115,9 @@ export function runRealBash(command: string, options: RealBashOptions): Promise<
     const watchdog = spawn(process.execPath, [...start.args, JSON.stringify(spec)], {
       cwd: start.cwd ?? options.cwd,
       stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
+      // Its own session: a stop or kill sent to the worker's process group (a terminal's
+      // Ctrl-Z, `kill -STOP -PGID`) does not reach the watchdog, which then notices.
+      detached: true,
     });
     // fd 3 carries renewals and kills to the watchdog, fd 4 its reports back: a write that
     // fails on a dead watchdog's pipe cannot discard reports still waiting to be read.
@@ -141,9 +144,10 @@ export function runRealBash(command: string, options: RealBashOptions): Promise<
     reports.on("data", (chunk: string) => {
       pending += chunk;
       for (let newline = pending.indexOf("\n"); newline >= 0; newline = pending.indexOf("\n")) {
-        const message = JSON.parse(pending.slice(0, newline)) as WatchdogMessage;
+        const line = pending.slice(0, newline);
         pending = pending.slice(newline + 1);
-        if (exit !== undefined) continue;
+        const message = parseReport(line);
+        if (message === undefined || exit !== undefined) continue;
         if (message.event === "started") {
           pgid = message.pid;
           live.pgid = pgid;
@@ -225,6 +229,16 @@ export function runRealBash(command: string, options: RealBashOptions): Promise<
       finish(bashResult(artifact, `${KILL_CODES[killed.reason]}: ${killNote(killed.reason, killed.detail, options)}; the command and its process group were killed`, "error"));
     });
   });
+}
+
+/** One report line of the watchdog; anything else is ignored (it must never throw in the worker). */
+function parseReport(line: string): WatchdogMessage | undefined {
+  try {
+    const value = JSON.parse(line) as unknown;
+    return typeof value === "object" && value !== null && typeof (value as { event?: unknown }).event === "string" ? (value as WatchdogMessage) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function killNote(reason: NonNullable<BashArtifact["killed"]>, detail: string, options: RealBashOptions): string {

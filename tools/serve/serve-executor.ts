@@ -36,6 +36,8 @@ export interface ServeExecutorOptions {
   /** Absolute directory holding one workspace per thread. */
   workspaceRoot: string;
   bash: "on" | "off";
+  /** The workspace's `watchdogDeadlineMs` (kept below the lease: `watchdogDeadlineForLease`); absent: the plugin's default. */
+  bashWatchdogDeadlineMs?: number;
   /** The server's turn cap (`--max-turns`): the run manager clamps requests to it, and no default exceeds it. */
   maxTurns: number;
   /** Told of every run, child run, model and tool call (tracing, metrics). */
@@ -70,7 +72,12 @@ const LEAD_DEFAULT_MAX_TURNS = 150;
  */
 export async function createServeExecutor(options: ServeExecutorOptions): Promise<ServeExecutor> {
   const { checkpointer, models } = options;
-  const workspaceConfig = { root: options.workspaceRoot, bash: options.bash, ...(models.scenario?.bash ? { scriptedBash: models.scenario.bash } : {}) };
+  const workspaceConfig = {
+    root: options.workspaceRoot,
+    bash: options.bash,
+    ...(options.bashWatchdogDeadlineMs !== undefined ? { watchdogDeadlineMs: options.bashWatchdogDeadlineMs } : {}),
+    ...(models.scenario?.bash ? { scriptedBash: models.scenario.bash } : {}),
+  };
   const dirOf = (threadId: string) => workspaceDir(workspaceConfig, threadId);
   const stacks = new Map<string, ServedStack>();
   for (const name of options.stacks) {

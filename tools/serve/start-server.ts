@@ -12,6 +12,7 @@ import { combineObservers } from "../../kernel/observe/observed.js";
 import type { RunObserver } from "../../kernel/observe/run-observer.js";
 import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import { createKeelMetrics } from "../../plugins/metrics/index.js";
+import { watchdogDeadlineForLease } from "../../plugins/workspace/index.js";
 import { startHostTracing } from "../../plugins/tracing/host-tracing.js";
 
 export interface StartedServer {
@@ -73,6 +74,8 @@ export async function startServer(options: ServeOptions, context: StartContext):
       store: services.store,
       workspaceRoot: workspaces.dir,
       bash: options.bash,
+      // A frozen worker's bash commands die before its lease can be taken over (the run manager's defaults: 30 000 / 10 000 ms).
+      bashWatchdogDeadlineMs: watchdogDeadlineForLease({ leaseTtlMs: options.lease.leaseTtlMs ?? 30_000, heartbeatMs: options.lease.heartbeatMs ?? 10_000 }),
       maxTurns: options.maxTurns,
       ...(observer ? { observer } : {}),
     });

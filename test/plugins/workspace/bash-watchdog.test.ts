@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ToolContext } from "../../../kernel/plugin/types.js";
 import { packageRoot } from "../../../kernel/package-root.js";
-import { bashTool } from "../../../plugins/workspace/index.js";
+import { bashTool, watchdogDeadlineForLease } from "../../../plugins/workspace/index.js";
 import { treeUsage } from "../../../plugins/workspace/process-tree.js";
 
 const WORKER = fileURLToPath(new URL("./fixtures/bash-worker.ts", import.meta.url));
@@ -73,10 +73,15 @@ async function pidFrom(file: string): Promise<number> {
 }
 
 /** A worker process running one bash command through the tool; its stdout is the result JSON. */
-function startWorker(command: string, config: Record<string, unknown>): { child: ChildProcess; result: Promise<Record<string, unknown>> } {
+function startWorker(
+  command: string,
+  config: Record<string, unknown>,
+  ownGroup = false,
+): { child: ChildProcess; result: Promise<Record<string, unknown>> } {
   const child = spawn(process.execPath, ["--import", "tsx", WORKER, root, command, JSON.stringify(config)], {
     cwd: packageRoot(),
     stdio: ["ignore", "pipe", "inherit"],
+    detached: ownGroup,
   });
   started.push(child);
   let out = "";
@@ -169,6 +174,21 @@ describe("no command outlives its call", () => {
     );
   });
 
+  it("a SIGSTOP sent to the worker's whole process group does not stop the watchdog: the command is killed", async () => {
+    const { child, result } = startWorker("echo $$ > sh.pid; sleep 30 & echo $! > bg.pid; sleep 2; echo late > late.txt", { watchdogDeadlineMs: 300 }, true);
+    const shell = await pidFrom("sh.pid");
+    const background = await pidFrom("bg.pid");
+    process.kill(-child.pid!, "SIGSTOP");
+    try {
+      expect(await waitFor(() => !isAlive(shell) && !isAlive(background))).toBe(true);
+    } finally {
+      process.kill(-child.pid!, "SIGCONT");
+    }
+    const output = (await result) as { artifact: { killed?: string } };
+    expect(output.artifact.killed).toBe("watchdog");
+    expect(existsSync(path.join(dir, "late.txt"))).toBe(false);
+  });
+
   it("a worker that exits (process.exit) while its command runs takes the command's group with it", async () => {
     // process.exit runs the tool's exit hook; the watchdog's EOF would also do it.
     const { child, result } = startWorker("echo $$ > sh.pid; sleep 30 & echo $! > bg.pid; sleep 30", { watchdogDeadlineMs: 20_000 });
@@ -192,6 +212,24 @@ describe("no command outlives its call", () => {
       "[KEEL_ERR_BASH_WATCHDOG: the command's watchdog got SIGTERM; the command and its process group were killed]\nexit code: null",
     );
     expect(isAlive(shell)).toBe(false);
+  });
+});
+
+describe("a watchdog that dies", () => {
+  it("is noticed by the worker, which kills the group it was told about", async () => {
+    const call = bashTool.invoke({ command: "echo $$ > sh.pid; sleep 30 & echo $! > bg.pid; sleep 30" }, context({}));
+    const shell = await pidFrom("sh.pid");
+    const background = await pidFrom("bg.pid");
+    const watchdog = Number(statOf(shell)![1]);
+    expect(readFileSync(`/proc/${watchdog}/cmdline`, "utf8")).toContain("command-watchdog");
+    process.kill(watchdog, "SIGKILL");
+    const result = (await call) as { content: string; status: string; artifact: { killed?: string } };
+    expect(result.status).toBe("error");
+    expect(result.artifact.killed).toBe("watchdog_lost");
+    expect(result.content).toBe(
+      "[KEEL_ERR_BASH_WATCHDOG: the command's watchdog exited unexpectedly (SIGKILL); the command and its process group were killed]\nexit code: null",
+    );
+    expect(await waitFor(() => !isAlive(shell) && !isAlive(background))).toBe(true);
   });
 });
 
@@ -257,5 +295,15 @@ describe("treeUsage", () => {
     expect(mine.processes).toBeGreaterThanOrEqual(2);
     expect(mine.rssBytes).toBeGreaterThan(own!.rssBytes);
     expect(treeUsage(2 ** 22 + 1)).toBeUndefined();
+  });
+});
+
+describe("watchdogDeadlineForLease", () => {
+  it("keeps the renewal deadline at half of what the lease leaves after its last renewal, within [50, 2000] ms", () => {
+    expect(watchdogDeadlineForLease({ leaseTtlMs: 30_000, heartbeatMs: 10_000 })).toBe(2000);
+    expect(watchdogDeadlineForLease({ leaseTtlMs: 5000, heartbeatMs: 2000 })).toBe(1500);
+    expect(watchdogDeadlineForLease({ leaseTtlMs: 5000, heartbeatMs: 1001 })).toBe(1999);
+    expect(watchdogDeadlineForLease({ leaseTtlMs: 300, heartbeatMs: 100 })).toBe(100);
+    expect(watchdogDeadlineForLease({ leaseTtlMs: 100, heartbeatMs: 90 })).toBe(50);
   });
 });

@@ -45,8 +45,8 @@ describe("workspace plugin", () => {
       bash: "on",
       maxOutputChars: 100000,
       maxTimeoutSeconds: 600,
-      maxCpuSeconds: 300,
-      maxMemoryMiB: 2048,
+      maxCpuSeconds: 1200,
+      maxMemoryMiB: 4096,
       watchdogDeadlineMs: 2000,
       scriptedBash: [{ match: "npm test", output: "ok", exitCode: 0 }],
     });
