@@ -187,6 +187,12 @@ export interface StreamBridge {
   subscribe(runId: string, options?: SubscribeOptions): AsyncIterable<StreamEvent>;
   /** Every retained event of the run, oldest first. */
   read(runId: string): Promise<StreamEvent[]>;
+  /**
+   * Forget these runs' logs now (a thread's purge): afterwards `read` answers `[]` and a
+   * replay finds nothing, as for a run that never published. Optional: a bridge without it
+   * keeps deleted runs' events until its own retention drops them.
+   */
+  deleteRuns?(runIds: readonly string[]): Promise<void>;
   publishControl(runId: string, message: ControlMessage): Promise<void>;
   /** Receive control messages for a run; returns an unsubscribe function. */
   onControl(runId: string, handler: (message: ControlMessage) => void): Promise<() => Promise<void>>;
