@@ -93,9 +93,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { retention?: number; keys?: boolean; heartbeatMs?: number; deleteWaitMs?: number; joinRecheckMs?: number } = {}): Promise<Harness> {
+export async function startHarness(options: { retention?: number; keys?: boolean; heartbeatMs?: number; deleteWaitMs?: number; joinRecheckMs?: number; bridge?: MemoryStreamBridge } = {}): Promise<Harness> {
   const store = new MemoryRunStore();
-  const bridge = new MemoryStreamBridge(options.retention ? { retention: options.retention } : {});
+  const bridge = options.bridge ?? new MemoryStreamBridge(options.retention ? { retention: options.retention } : {});
   const executor = new ScriptedExecutor();
   const runs = new RunManager({ store, bridge, executor, log: () => undefined, ...(options.joinRecheckMs ? { joinRecheckMs: options.joinRecheckMs } : {}) });
   runs.start();
