@@ -322,6 +322,10 @@ export const ERRORS = {
     description: "A run was submitted for admission on a thread the run store does not hold.",
     solve: "Create the thread first (`POST /threads`), or check the thread id.",
   },
+  KEEL_ERR_STORE_THREAD_DELETED: {
+    description: "A run was submitted for admission on a thread that is being deleted (its deletion mark is set); nothing was stored (HTTP 404 `KEEL_ERR_HTTP_THREAD_DELETED`).",
+    solve: "Create a new thread; a thread id can be used again once its purge has finished.",
+  },
   KEEL_ERR_LEASE_FENCED: {
     description: "A checkpoint write carried a lease fence (`configurable.keel_fence = { runId, epoch }`) that the run store's lease no longer matches: another worker claimed the run (a newer epoch), the run ended, or its lease expired. Nothing was written.",
     solve: "Stop the run on this worker: it lost its lease. A malformed fence (not `{ runId: string, epoch: integer }`) is a caller bug.",
@@ -349,6 +353,10 @@ export const ERRORS = {
   KEEL_ERR_HTTP_THREAD_EXISTS: {
     description: "`POST /threads` named a `thread_id` that already exists (409).",
     solve: "Use another id, omit `thread_id` to get a fresh one, or send `if_exists: \"do_nothing\"` to get the existing thread.",
+  },
+  KEEL_ERR_HTTP_THREAD_DELETED: {
+    description: "A run was requested on a thread whose `DELETE` had already begun: the admission was refused and nothing was stored (404).",
+    solve: "Create a new thread; the same id can be created again once the purge has finished (`DELETE` answered 204, or shortly after its 202).",
   },
   KEEL_ERR_HTTP_RUN_ACTIVE: {
     description: "A run was requested on a thread that already has a pending or running run, with `multitask_strategy` `reject` (the default) (409).",

@@ -35,3 +35,8 @@ export function runLimitError(user: string, active: number, limit: number): Keel
 export function replacesActive(run: RunRecord): boolean {
   return run.multitaskStrategy === "interrupt" || run.multitaskStrategy === "rollback";
 }
+
+/** KEEL_ERR_STORE_THREAD_DELETED for an admission on a thread marked deleted (thrown by the stores inside admission). */
+export function threadDeletedError(threadId: string): KeelError {
+  return new KeelError("KEEL_ERR_STORE_THREAD_DELETED", `thread \`${threadId}\` is being deleted; it admits no new runs`);
+}

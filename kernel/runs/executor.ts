@@ -74,4 +74,11 @@ export interface RunExecutor {
   captureRollbackPoint(threadId: string): Promise<RollbackPoint | null>;
   /** The thread's persisted channel values (the state route); `{}` for a thread with none. */
   getThreadState(threadId: string): Promise<Record<string, unknown>>;
+  /**
+   * Remove what the executor keeps of a deleted thread once its runs have ended: the
+   * checkpoints of `checkpointThreads` (the thread's own and its children's,
+   * `<thread>/<agent path>`) and anything else it holds (a host's workspace directory).
+   * Idempotent. Optional: without it a deleted thread's checkpoints stay behind.
+   */
+  purgeThread?(threadId: string, options: { checkpointThreads: readonly string[] }): Promise<void>;
 }

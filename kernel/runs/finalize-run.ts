@@ -122,5 +122,7 @@ async function flushAfterLeaseLoss(ctx: ManagerContext, input: FinalizeInput): P
   input.output.silence();
   input.takeCancel();
   await input.output.flushJournal();
-  ctx.log(`run ${input.run.runId}: the lease was lost; no terminal state written (the reaper ends the run)`);
+  const stored = await ctx.store.getRun(input.run.runId).catch(() => null);
+  const ended = stored && stored.status !== "pending" && stored.status !== "running" ? ` (it already ended \`${stored.status}\`)` : " (the reaper ends the run)";
+  ctx.log(`run ${input.run.runId}: the lease was lost; no terminal state written${ended}`);
 }

@@ -18,6 +18,8 @@ export interface ReaperHooks {
   loseLocalLease(runId: string): void;
   /** Called after a run was reaped (start the thread's next pending run). */
   afterReap(run: RunRecord): Promise<void>;
+  /** Called by the timer after each sweep (the recovery sweep: lost `end`s, unfinished thread purges). */
+  afterSweep?(): Promise<unknown>;
 }
 
 export class LeaseReaper {
@@ -31,7 +33,12 @@ export class LeaseReaper {
 
   start(intervalMs: number): void {
     if (this.timer !== undefined) return;
-    this.timer = setInterval(() => void this.reapOnce().catch((error) => this.ctx.log("the lease reaper's sweep failed", error)), intervalMs);
+    this.timer = setInterval(() => {
+      void this.reapOnce()
+        .catch((error) => this.ctx.log("the lease reaper's sweep failed", error))
+        .then(() => this.hooks.afterSweep?.())
+        .catch((error) => this.ctx.log("the recovery sweep failed", error));
+    }, intervalMs);
     this.timer.unref();
   }
 

@@ -131,6 +131,15 @@ export class MemoryStreamBridge implements StreamBridge {
     return [...(this.logs.get(runId)?.events ?? [])];
   }
 
+  async deleteRuns(runIds: readonly string[]): Promise<void> {
+    this.assertOpen();
+    for (const runId of runIds) {
+      this.logs.get(runId)?.cancelDrop?.();
+      this.logs.delete(runId);
+      this.wake(runId);
+    }
+  }
+
   async publishControl(runId: string, message: ControlMessage): Promise<void> {
     this.assertOpen();
     this.control.deliver(runId, message);

@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from "node:util";
 import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
 import { KeelError } from "../errors.js";
 import type { StatusV2Payload } from "../loop/status.js";
-import { replacesActive, runLimitError } from "./admission.js";
+import { replacesActive, runLimitError, threadDeletedError } from "./admission.js";
 import { assertJournalFence } from "./journal-fence.js";
 import type { AdmissionLimits, AdmissionResult, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "./types.js";
 
@@ -51,6 +51,8 @@ export class MemoryRunStore implements RunStore {
   private readonly runs = new Map<string, StoredRun>();
   private readonly journals = new Map<string, JournalEntry[]>();
   private readonly reports = new Map<string, unknown>();
+  /** Threads marked deleted (the tombstone), in marking order; they stay in `threads` until deleted. */
+  private readonly deleted = new Set<string>();
   private admissions = 0;
 
   async init(): Promise<void> {}
@@ -67,12 +69,12 @@ export class MemoryRunStore implements RunStore {
 
   async getThread(threadId: string): Promise<ThreadRecord | null> {
     const thread = this.threads.get(threadId);
-    return thread ? jsonCopy(thread) : null;
+    return thread && !this.deleted.has(threadId) ? jsonCopy(thread) : null;
   }
 
   async updateThread(threadId: string, patch: Partial<Pick<ThreadRecord, "status" | "metadata">>, now: string): Promise<void> {
     const thread = this.threads.get(threadId);
-    if (!thread) return;
+    if (!thread || this.deleted.has(threadId)) return;
     if (patch.status !== undefined) thread.status = patch.status;
     if (patch.metadata !== undefined) thread.metadata = jsonCopy(patch.metadata);
     thread.updatedAt = now;
@@ -81,7 +83,7 @@ export class MemoryRunStore implements RunStore {
   async searchThreads(filter: { owner: string; metadata?: Record<string, unknown>; status?: ThreadStatus; limit: number; offset: number }): Promise<ThreadRecord[]> {
     const wanted = Object.entries(jsonCopy(filter.metadata ?? {}));
     return [...this.threads.values()]
-      .filter((t) => t.owner === filter.owner)
+      .filter((t) => t.owner === filter.owner && !this.deleted.has(t.threadId))
       .filter((t) => filter.status === undefined || t.status === filter.status)
       .filter((t) => wanted.every(([key, value]) => Object.hasOwn(t.metadata, key) && isDeepStrictEqual(t.metadata[key], value)))
       .sort(newestThreadFirst)
@@ -96,13 +98,35 @@ export class MemoryRunStore implements RunStore {
       this.journals.delete(runId);
       this.reports.delete(runId);
     }
+    this.deleted.delete(threadId);
     return this.threads.delete(threadId);
+  }
+
+  async markThreadDeleted(threadId: string, now: string): Promise<boolean> {
+    const thread = this.threads.get(threadId);
+    if (!thread || this.deleted.has(threadId)) return false;
+    this.deleted.add(threadId);
+    thread.updatedAt = now;
+    return true;
+  }
+
+  async deletedThreads(limit: number): Promise<string[]> {
+    return [...this.deleted].slice(0, limit);
+  }
+
+  async endedRuns(after: string, until: string, limit: number): Promise<RunRecord[]> {
+    return [...this.runs.values()]
+      .filter(({ record }) => !isActive(record.status) && record.updatedAt > after && record.updatedAt <= until)
+      .sort((a, b) => (a.record.updatedAt !== b.record.updatedAt ? (a.record.updatedAt < b.record.updatedAt ? -1 : 1) : a.record.sequence! - b.record.sequence!))
+      .slice(0, limit)
+      .map((s) => jsonCopy(s.record));
   }
 
   async admitRun(run: RunRecord, limits: AdmissionLimits = {}): Promise<AdmissionResult> {
     if (!this.threads.has(run.threadId)) {
       throw new KeelError("KEEL_ERR_STORE_THREAD_NOT_FOUND", `thread \`${run.threadId}\` does not exist`);
     }
+    if (this.deleted.has(run.threadId)) throw threadDeletedError(run.threadId);
     if (this.runs.has(run.runId)) {
       throw new KeelError("KEEL_ERR_STORE_CONFLICT", `run \`${run.runId}\` already exists`);
     }

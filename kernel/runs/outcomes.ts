@@ -6,7 +6,7 @@ import { isKeelError } from "../errors.js";
 import { primaryStopReason, type StatusV2Payload, type StopReason } from "../loop/status.js";
 
 /** Why a run was cancelled; the text ends up in `outcome.error.message`. */
-export type CancelCause = "request" | "interrupt" | "rollback" | "shutdown";
+export type CancelCause = "request" | "interrupt" | "rollback" | "shutdown" | "thread_deleted";
 
 /** A cancel that reached a run: why, and whether its changes must be undone. */
 export interface CancelRequest {
@@ -19,6 +19,7 @@ const CANCEL_MESSAGES: Record<CancelCause, string> = {
   interrupt: "Run interrupted by a newer run on its thread (multitask strategy `interrupt`)",
   rollback: "Run cancelled with rollback",
   shutdown: "Run interrupted because the server shut down",
+  thread_deleted: "Run cancelled because its thread is being deleted",
 };
 
 function withPrimary(stopReasons: StopReason[]): { stopReasons: StopReason[]; primaryStopReason?: string } {

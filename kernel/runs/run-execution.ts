@@ -110,7 +110,7 @@ export class RunExecution {
         },
       });
     } catch (error) {
-      this.ctx.log(`run ${this.runId}: a store or bridge call failed outside the executor; the run is left to its lease (the reaper marks it failed)`, error);
+      this.ctx.log(await this.afterFailure(), error);
     } finally {
       this.settled = true;
       this.heartbeat.stop();
@@ -118,6 +118,15 @@ export class RunExecution {
       await unsubscribe?.().catch((error) => this.ctx.log(`run ${this.runId}: control unsubscribe failed`, error));
       await this.rollbackPoint?.release().catch((error) => this.ctx.log(`run ${this.runId}: releasing the rollback point failed`, error));
     }
+  }
+
+  /** What a store or bridge failure outside the executor leaves: a terminal record is not the reaper's business. */
+  private async afterFailure(): Promise<string> {
+    const stored = await this.ctx.store.getRun(this.runId).catch(() => null);
+    if (stored && stored.status !== "pending" && stored.status !== "running") {
+      return `run ${this.runId}: a store or bridge call failed after its terminal record (\`${stored.status}\`) was written; the recovery sweep publishes its final events and \`end\``;
+    }
+    return `run ${this.runId}: a store or bridge call failed outside the executor; the run is left to its lease (the reaper marks it failed)`;
   }
 
   private async captureRollbackPoint(): Promise<void> {

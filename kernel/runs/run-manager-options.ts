@@ -8,6 +8,8 @@ import type { RunExecutor } from "./executor.js";
 import type { BackgroundLog } from "./run-output.js";
 import type { RunStore, StreamBridge } from "./types.js";
 import type { RunServiceObserver } from "./run-service-observer.js";
+import { JOIN_RECHECK_MS } from "./join-run.js";
+import { END_GRACE_MS, END_LOOKBACK_MS } from "./end-recovery.js";
 
 export interface RunManagerOptions {
   store: RunStore;
@@ -47,6 +49,12 @@ export interface RunManagerOptions {
   runtimeOwnedKeys?: readonly string[];
   /** Journal entries buffered before a write to the store. Default 64. */
   journalBatchSize?: number;
+  /** How often a join or a stream reader waiting for `end` reads the run's record (a terminal record answers a lost `end`). Default 2 000 ms. */
+  joinRecheckMs?: number;
+  /** How long after its terminal write a run's stream may lack `end` before the recovery sweep publishes it. Default 5 000 ms. */
+  endGraceMs?: number;
+  /** How far back a worker's first recovery sweep looks for finished runs lacking `end`. Default 15 min. */
+  endLookbackMs?: number;
   /** Time for leases, records and journal entries. Default: the system clock. */
   clock?: Clock;
   /** Run ids. Default: random UUIDs. */
@@ -71,6 +79,9 @@ export interface ResolvedOptions {
   allowedModels?: readonly string[];
   runtimeOwnedKeys: readonly string[];
   journalBatchSize: number;
+  joinRecheckMs: number;
+  endGraceMs: number;
+  endLookbackMs: number;
   clock: Clock;
   newRunId: () => string;
   log: BackgroundLog;
@@ -96,11 +107,14 @@ export function resolveOptions(options: RunManagerOptions): ResolvedOptions {
     ...(options.allowedModels ? { allowedModels: options.allowedModels } : {}),
     runtimeOwnedKeys: [...(options.runtimeOwnedKeys ?? [])],
     journalBatchSize: options.journalBatchSize ?? 64,
+    joinRecheckMs: options.joinRecheckMs ?? JOIN_RECHECK_MS,
+    endGraceMs: options.endGraceMs ?? END_GRACE_MS,
+    endLookbackMs: options.endLookbackMs ?? END_LOOKBACK_MS,
     clock: options.clock ?? systemClock,
     newRunId: options.newRunId ?? randomUUID,
     log: options.log ?? warn,
   };
-  for (const key of ["leaseTtlMs", "heartbeatMs", "reaperMs", "claimPollMs", "maxTurns", "maxActiveRunsPerUser", "journalBatchSize"] as const) {
+  for (const key of ["leaseTtlMs", "heartbeatMs", "reaperMs", "claimPollMs", "maxTurns", "maxActiveRunsPerUser", "journalBatchSize", "joinRecheckMs", "endGraceMs", "endLookbackMs"] as const) {
     const value = resolved[key];
     if (!Number.isFinite(value) || value <= 0) throw invalid(key, `must be a positive number, got \`${value}\``);
   }

@@ -11,12 +11,15 @@ import { newRunRecord, ownedThread } from "./admission.js";
 import { RunCancellation, type CancelAction } from "./cancellation.js";
 import { ClaimQueue } from "./claim-queue.js";
 import { joinRun } from "./join-run.js";
+import { closingEvents, watchForLostEnd } from "./follow-run.js";
+import { EndRecoverySweep } from "./end-recovery.js";
 import { LeaseReaper } from "./lease-reaper.js";
 import { endNeverStartedStream, isTerminal, isoNow, type ManagerContext } from "./manager-context.js";
 import { cancelledOutcome } from "./outcomes.js";
 import { sanitizeRunRequest } from "./request-hygiene.js";
 import { guardServiceObserver } from "./run-service-observer.js";
 import { RunExecution } from "./run-execution.js";
+import { ThreadPurger, type ThreadDeletion } from "./thread-purge.js";
 import { resolveOptions, type ResolvedOptions, type RunManagerOptions } from "./run-manager-options.js";
 import type { JournalEntry, MultitaskStrategy, RunRecord, RunRecordStatus, RunRequest, StreamEvent, SubscribeOptions } from "./types.js";
 
@@ -25,6 +28,7 @@ export type { RunManagerOptions } from "./run-manager-options.js";
 /** How long shutdown waits for interrupted runs to stop before leaving them to the reaper. */
 const ABANDON_AFTER_MS = 5_000;
 export type { CancelAction } from "./cancellation.js";
+export type { ThreadDeletion } from "./thread-purge.js";
 
 export interface CreateRunOptions {
   /** The authenticated user: the thread must be theirs. */
@@ -56,6 +60,11 @@ export interface ThreadScope {
   user?: string;
 }
 
+export interface DeleteThreadOptions extends ThreadScope {
+  /** How long to wait for the purge before answering `finished: false` (it goes on). Default 10 000 ms. */
+  waitMs?: number;
+}
+
 export interface ListRunsOptions extends ThreadScope {
   limit?: number;
   offset?: number;
@@ -79,6 +88,9 @@ export class RunManager {
   private readonly cancellation: RunCancellation;
   private readonly reaper: LeaseReaper;
   private readonly claims: ClaimQueue;
+  private readonly purger: ThreadPurger;
+  private readonly endRecovery: EndRecoverySweep;
+  private recovering: Promise<{ ends: number; purges: number }> | null = null;
   private shuttingDown = false;
   private shutdownDone: Promise<void> | null = null;
 
@@ -99,6 +111,8 @@ export class RunManager {
       observer: guardServiceObserver(options.observer),
     };
     this.cancellation = new RunCancellation(this.ctx, this.executions);
+    this.purger = new ThreadPurger(this.ctx, (run) => this.cancellation.cancel(run, "interrupt", "thread_deleted"));
+    this.endRecovery = new EndRecoverySweep(this.ctx, { graceMs: this.options.endGraceMs, lookbackMs: this.options.endLookbackMs });
     this.reaper = new LeaseReaper(this.ctx, {
       loseLocalLease: (runId) => {
         const execution = this.executions.get(runId);
@@ -107,6 +121,7 @@ export class RunManager {
         execution.loseLease();
       },
       afterReap: async () => void (await this.startNext()),
+      afterSweep: () => this.recoverOnce(),
     });
     this.claims = new ClaimQueue(this.ctx, this.options.jobs, {
       running: () => this.executions.size,
@@ -196,12 +211,27 @@ export class RunManager {
    * that goes away never receives an unfinished run as a result.
    */
   join(runId: string, signal?: AbortSignal): Promise<RunRecord> {
-    return joinRun(this.ctx, runId, signal);
+    return joinRun(this.ctx, runId, signal, this.options.joinRecheckMs);
   }
 
   /** The run's events (replay after `lastEventId`, then live until `end`): the bridge subscription. */
   stream(runId: string, options: SubscribeOptions = {}): AsyncIterable<StreamEvent> {
     return this.ctx.bridge.subscribe(runId, options);
+  }
+
+  /**
+   * For a reader of `stream`: every `joinRecheckMs`, read the run's record; a finished run
+   * whose `end` does not come gets it published, and if that fails too `onLost(run)` is
+   * called — stop the subscription and finish with `closingEvents(run, received)`
+   * (follow-run.ts). Returns the stop function.
+   */
+  watchForLostEnd(runId: string, onLost: (run: RunRecord) => void): () => void {
+    return watchForLostEnd(this.ctx, runId, this.options.joinRecheckMs, onLost);
+  }
+
+  /** The record's closing events for a stream whose `end` was lost (after the `received` ones): ids empty, `end` last. */
+  closingEvents(run: RunRecord, received: readonly Pick<StreamEvent, "event">[]): Promise<StreamEvent[]> {
+    return closingEvents(this.ctx, run, received);
   }
 
   /**
@@ -218,6 +248,17 @@ export class RunManager {
     await this.cancellation.cancel(run, action, action === "rollback" ? "rollback" : "request");
     if (options.wait) return this.join(runId, options.signal);
     return this.getRun(threadId, runId, options);
+  }
+
+  /**
+   * Delete a thread (thread-purge.ts): mark it deleted in one store write (it reads as
+   * missing and admits no run from then on), cancel its pending and running runs, and once
+   * they ended remove its checkpoints, workspace, streams and store rows. Resolves when the
+   * purge finished or after `waitMs` (`finished: false`: it goes on in the background).
+   * KEEL_ERR_THREAD_NOT_FOUND when the thread is missing, another user's, or being deleted.
+   */
+  deleteThread(threadId: string, options: DeleteThreadOptions = {}): Promise<ThreadDeletion> {
+    return this.purger.delete(threadId, options);
   }
 
   /** KEEL_ERR_RUN_NOT_FOUND when the run does not exist or is not a run of `threadId` (of `user`). */
@@ -271,6 +312,20 @@ export class RunManager {
    */
   claimPending(): Promise<RunRecord[]> {
     return this.startNext();
+  }
+
+  /**
+   * One recovery sweep now (the reaper timer runs one after each of its sweeps): publish the
+   * final events and `end` of finished runs whose stream lacks them (end-recovery.ts), and
+   * finish the purges of deleted threads (thread-purge.ts). One at a time.
+   */
+  recoverOnce(): Promise<{ ends: number; purges: number }> {
+    this.recovering ??= (async () => {
+      const ends = await this.endRecovery.sweepOnce();
+      const purges = await this.purger.resumePurges();
+      return { ends, purges };
+    })().finally(() => (this.recovering = null));
+    return this.recovering;
   }
 
   /** One reaper sweep now (the reaper timer does this every `reaperMs`); resolves with the runs it reaped. */

@@ -133,6 +133,11 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeE
     },
 
     getThreadState: (threadId) => runtime.getState(threadId),
+
+    async purgeThread(_threadId, { checkpointThreads }) {
+      const checkpointer = options.checkpointer;
+      if (checkpointer) for (const id of checkpointThreads) await checkpointer.deleteThread(id);
+    },
   };
 }
 

@@ -100,8 +100,24 @@ export interface RunStore {
   updateThread(threadId: string, patch: Partial<Pick<ThreadRecord, "status" | "metadata">>, now: string): Promise<void>;
   /** Newest first (`createdAt`); `metadata` matches threads whose top-level keys hold equal values. */
   searchThreads(filter: { owner: string; metadata?: Record<string, unknown>; status?: ThreadStatus; limit: number; offset: number }): Promise<ThreadRecord[]>;
-  /** Deletes the thread with its runs, journal and reports. */
+  /** Deletes the thread with its runs, journal and reports (and its deletion mark). */
   deleteThread(threadId: string): Promise<boolean>;
+  /**
+   * The deletion mark (a tombstone), set in one write: from then on `getThread` answers
+   * null, `searchThreads` skips the thread, `updateThread` leaves it alone, and `admitRun`
+   * refuses it with `KEEL_ERR_STORE_THREAD_DELETED` (an admission racing the mark is
+   * either committed before it or refused). `createThread` with its id still conflicts
+   * until `deleteThread` removed it. False when the thread does not exist or is marked already.
+   */
+  markThreadDeleted(threadId: string, now: string): Promise<boolean>;
+  /** Ids of threads marked deleted whose purge has not finished (oldest mark first): a sweep resumes them. Optional. */
+  deletedThreads?(limit: number): Promise<string[]>;
+  /**
+   * Finished runs (any terminal status) whose last write (`updatedAt`) is after `after`
+   * and at most `until`, oldest first, at most `limit`: the recovery sweep looks among
+   * them for streams that lack `end`. Optional: without it there is no such sweep.
+   */
+  endedRuns?(after: string, until: string, limit: number): Promise<RunRecord[]>;
 
   /**
    * Admission in one transaction holding a row lock on the thread: reads the thread's
@@ -215,6 +231,12 @@ export interface StreamBridge {
   subscribe(runId: string, options?: SubscribeOptions): AsyncIterable<StreamEvent>;
   /** Every retained event of the run, oldest first. */
   read(runId: string): Promise<StreamEvent[]>;
+  /**
+   * Forget these runs' logs now (a thread's purge): afterwards `read` answers `[]` and a
+   * replay finds nothing, as for a run that never published. Optional: a bridge without it
+   * keeps deleted runs' events until its own retention drops them.
+   */
+  deleteRuns?(runIds: readonly string[]): Promise<void>;
   publishControl(runId: string, message: ControlMessage): Promise<void>;
   /** Receive control messages for a run; returns an unsubscribe function. */
   onControl(runId: string, handler: (message: ControlMessage) => void): Promise<() => Promise<void>>;

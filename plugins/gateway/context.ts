@@ -30,6 +30,8 @@ export interface GatewayContext {
   readonly stacks: readonly string[];
   readonly version: string;
   readonly heartbeatMs: number;
+  /** How long `DELETE /threads/:tid` waits for the purge before answering 202. */
+  readonly deleteWaitMs: number;
   /** When the server started: the assistants' `created_at`. */
   readonly startedAt: string;
   now(): string;

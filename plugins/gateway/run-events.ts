@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { RunRecord } from "../../kernel/runs/types.js";
+import type { RunRecord, StreamEvent } from "../../kernel/runs/types.js";
 import type { RunManager } from "../../kernel/runs/run-manager.js";
 import type { SseSession } from "./sse.js";
 
@@ -39,17 +39,35 @@ export async function pipeRunEvents(session: SseSession, runs: RunManager, run: 
     if (session.signal.aborted) cancel();
     else session.signal.addEventListener("abort", cancel, { once: true });
   }
+  // A finished run whose `end` never reaches the stream: the watchdog stops the subscription
+  // and the stream closes with the record's final events (never a hang).
+  const lostEnd = new AbortController();
+  let lost: RunRecord | null = null;
+  const stopWatching = runs.watchForLostEnd(run.runId, (finished) => {
+    lost = finished;
+    lostEnd.abort();
+  });
+  const received: Array<Pick<StreamEvent, "event">> = [];
   try {
-    const events = runs.stream(run.runId, { ...(options.lastEventId ? { lastEventId: options.lastEventId } : {}), signal: session.signal });
+    const signal = AbortSignal.any([session.signal, lostEnd.signal]);
+    const events = runs.stream(run.runId, { ...(options.lastEventId ? { lastEventId: options.lastEventId } : {}), signal });
     for await (const event of events) {
+      if (event.event === "metadata" || event.event === "error") received.push(event);
       if (!wantedEvent(event.event, options.modes)) continue;
       if (!(await session.send(event))) break;
       if (event.event === "end" || event.event === "gap") break;
+    }
+    const finished: RunRecord | null = lost;
+    if (finished && !session.signal.aborted) {
+      for (const event of await runs.closingEvents(finished, received)) {
+        if (wantedEvent(event.event, options.modes) && !(await session.send(event))) break;
+      }
     }
   } catch (error) {
     // The stream stops without `end`; the SDK then checks the run and rejoins with Last-Event-ID.
     if (!session.signal.aborted) options.log.error({ err: error, runId: run.runId }, "run stream failed");
   } finally {
+    stopWatching();
     session.close();
   }
 }

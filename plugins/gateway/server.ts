@@ -4,6 +4,7 @@ import { ApiKeys } from "./auth.js";
 import { HttpError, toHttpError } from "./http-errors.js";
 import type { GatewayDeps } from "./ports.js";
 import { HEARTBEAT_MS } from "./sse.js";
+import { DELETE_WAIT_MS } from "../../kernel/runs/thread-purge.js";
 import type { GatewayApp, GatewayContext, MetricsExposition, ObservabilityInfo } from "./context.js";
 import { registerAssistantRoutes } from "./routes/assistants.js";
 import { registerHomeRoute } from "./routes/home.js";
@@ -27,6 +28,8 @@ export interface GatewayOptions {
   version: string;
   /** SSE heartbeat interval (default 15 s). */
   heartbeatMs?: number;
+  /** How long `DELETE /threads/:tid` waits for the purge before answering 202 (default 10 s). */
+  deleteWaitMs?: number;
   logger?: FastifyServerOptions["logger"];
   now?: () => string;
   /** Prometheus metrics for `GET /metrics` (404 without; a key is needed when keys are configured). */
@@ -51,6 +54,7 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
     stacks: options.stacks,
     version: options.version,
     heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
+    deleteWaitMs: options.deleteWaitMs ?? DELETE_WAIT_MS,
     startedAt: now(),
     now,
     ...(options.metrics ? { metrics: options.metrics } : {}),

@@ -7,8 +7,13 @@ import { toWireJson } from "./wire-json.js";
 export const HEARTBEAT_MS = 15_000;
 export const HEARTBEAT_FRAME = ": heartbeat\n\n";
 
-/** One SSE frame: `event`, `data` (the event's data part as JSON), `id`, blank line. */
+/**
+ * One SSE frame: `event`, `data` (the event's data part as JSON), `id`, blank line. An
+ * event with an empty id (the closing events of a run whose `end` was lost, built from
+ * its record: they are not in the log) has no `id` line, so the client's cursor stays.
+ */
 export function sseFrame(event: Pick<StreamEvent, "id" | "event" | "data">): string {
+  if (event.id === "") return `event: ${event.event}\ndata: ${toWireJson(event.data)}\n\n`;
   return `event: ${event.event}\ndata: ${toWireJson(event.data)}\nid: ${event.id}\n\n`;
 }
 

@@ -16,13 +16,15 @@
  */
 import type { SqlEntityManager } from "@mikro-orm/better-sqlite";
 import { KeelError } from "../../kernel/errors.js";
-import { replacesActive, runLimitError } from "../../kernel/runs/admission.js";
+import { replacesActive, runLimitError, threadDeletedError } from "../../kernel/runs/admission.js";
 import type { AdmissionLimits, AdmissionResult, RunRecord } from "../../kernel/runs/types.js";
 import { RUNS_TABLE, THREADS_TABLE, type RunRow } from "./entities.js";
 import { admittedRunRow, rawToRun, rowToRun, type RawRunRow } from "./records.js";
 import { immediateTransaction, prepared, type SqliteDatabase } from "./sqlite-database.js";
 
-const THREAD_EXISTS = `select thread_id from ${THREADS_TABLE} where thread_id = ?`;
+const THREAD_EXISTS = `select thread_id, status from ${THREADS_TABLE} where thread_id = ?`;
+/** The thread status of a thread marked deleted (`markThreadDeleted`): the tombstone admission refuses. */
+export const DELETED_THREAD_STATUS = "deleted";
 const ACTIVE_RUNS = `select * from ${RUNS_TABLE} where thread_id = ? and status in ('pending', 'running') order by id asc`;
 /**
  * What counts toward the per-user limit: running runs, pending runs that were due at
@@ -58,7 +60,9 @@ function refusal(run: RunRecord, active: RunRecord[]): AdmissionResult | null {
 
 export function admitOnSqlite(db: SqliteDatabase, run: RunRecord, limits: AdmissionLimits): Promise<AdmissionResult> {
   return immediateTransaction(db, () => {
-    if (prepared(db, THREAD_EXISTS).get(run.threadId) === undefined) throw threadNotFound(run.threadId);
+    const thread = prepared(db, THREAD_EXISTS).get(run.threadId) as { status: string } | undefined;
+    if (thread === undefined) throw threadNotFound(run.threadId);
+    if (thread.status === DELETED_THREAD_STATUS) throw threadDeletedError(run.threadId);
     const active = (prepared(db, ACTIVE_RUNS).all(run.threadId) as RawRunRow[]).map(rawToRun);
     const refused = refusal(run, active);
     if (refused) return refused;
@@ -74,8 +78,9 @@ export function admitOnSqlite(db: SqliteDatabase, run: RunRecord, limits: Admiss
 
 export function admitOnPostgres(em: SqlEntityManager, run: RunRecord, limits: AdmissionLimits): Promise<AdmissionResult> {
   return em.transactional(async (tx) => {
-    const locked = await tx.execute<unknown[]>(`${THREAD_EXISTS} for update`, [run.threadId], "all");
+    const locked = await tx.execute<Array<{ status: string }>>(`${THREAD_EXISTS} for update`, [run.threadId], "all");
     if (locked.length !== 1) throw threadNotFound(run.threadId);
+    if (locked[0]!.status === DELETED_THREAD_STATUS) throw threadDeletedError(run.threadId);
     const active = (await tx.execute<RawRunRow[]>(ACTIVE_RUNS, [run.threadId], "all")).map(rawToRun);
     const refused = refusal(run, active);
     if (refused) return refused;

@@ -10,7 +10,7 @@ export function deferredRunStore(ready: Promise<RunStore>): RunStore {
   // Observed here so a failure surfaces through the calls, not as an unhandled rejection.
   ready.catch(() => undefined);
   const forward =
-    <K extends Exclude<keyof RunStore, "init" | "close" | "countRuns" | "ping" | "withdrawPending">>(method: K) =>
+    <K extends Exclude<keyof RunStore, "init" | "close" | "countRuns" | "ping" | "withdrawPending" | "deletedThreads" | "endedRuns">>(method: K) =>
     async (...args: Parameters<RunStore[K]>): Promise<Awaited<ReturnType<RunStore[K]>>> => {
       const store = await ready;
       return (store[method] as (...a: Parameters<RunStore[K]>) => Promise<Awaited<ReturnType<RunStore[K]>>>)(...args);
@@ -29,6 +29,15 @@ export function deferredRunStore(ready: Promise<RunStore>): RunStore {
     updateThread: forward("updateThread"),
     searchThreads: forward("searchThreads"),
     deleteThread: forward("deleteThread"),
+    markThreadDeleted: forward("markThreadDeleted"),
+    deletedThreads: async (limit) => {
+      const store = await ready;
+      return store.deletedThreads ? store.deletedThreads(limit) : [];
+    },
+    endedRuns: async (after, until, limit) => {
+      const store = await ready;
+      return store.endedRuns ? store.endedRuns(after, until, limit) : [];
+    },
     admitRun: forward("admitRun"),
     getRun: forward("getRun"),
     listRuns: forward("listRuns"),

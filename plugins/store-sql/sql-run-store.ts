@@ -14,7 +14,7 @@ import { KeelError } from "../../kernel/errors.js";
 import type { StatusV2Payload } from "../../kernel/loop/status.js";
 import type { AdmissionLimits, AdmissionResult, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "../../kernel/runs/types.js";
 import { JOURNAL_TABLE, JournalEntity, REPORTS_TABLE, ReportEntity, RUNS_TABLE, RunEntity, THREADS_TABLE, ThreadEntity, type RunRow } from "./entities.js";
-import { admitOnPostgres, admitOnSqlite } from "./admission-sql.js";
+import { admitOnPostgres, admitOnSqlite, DELETED_THREAD_STATUS } from "./admission-sql.js";
 import { claimDueOnPostgres, claimDueOnSqlite, claimThreadOnPostgres, claimThreadOnSqlite } from "./claim-sql.js";
 import { appendFencedOnPostgres, appendFencedOnSqlite } from "./journal-sql.js";
 import { metadataEquals, type Dialect } from "./dialect-sql.js";
@@ -112,7 +112,7 @@ export class SqlRunStore implements RunStore {
   }
 
   async getThread(threadId: string): Promise<ThreadRecord | null> {
-    const row = await this.em().findOne(ThreadEntity, { threadId });
+    const row = await this.em().findOne(ThreadEntity, { threadId, status: { $ne: DELETED_THREAD_STATUS } });
     return row ? rowToThread(row) : null;
   }
 
@@ -120,11 +120,12 @@ export class SqlRunStore implements RunStore {
     const data: { updatedAt: string; status?: string; metadata?: string } = { updatedAt: now };
     if (patch.status !== undefined) data.status = patch.status;
     if (patch.metadata !== undefined) data.metadata = JSON.stringify(patch.metadata);
-    await this.em().nativeUpdate(ThreadEntity, { threadId }, data);
+    // A thread marked deleted keeps its mark: a run finishing meanwhile does not lift it.
+    await this.em().nativeUpdate(ThreadEntity, { threadId, status: { $ne: DELETED_THREAD_STATUS } }, data);
   }
 
   async searchThreads(filter: { owner: string; metadata?: Record<string, unknown>; status?: ThreadStatus; limit: number; offset: number }): Promise<ThreadRecord[]> {
-    const qb = this.em().createQueryBuilder(ThreadEntity, "t").select("*").where({ owner: filter.owner });
+    const qb = this.em().createQueryBuilder(ThreadEntity, "t").select("*").where({ owner: filter.owner, status: { $ne: DELETED_THREAD_STATUS } });
     if (filter.status !== undefined) qb.andWhere({ status: filter.status });
     for (const [key, value] of Object.entries(filter.metadata ?? {})) {
       if (value === undefined) continue;
@@ -155,6 +156,25 @@ export class SqlRunStore implements RunStore {
       for (const sql of statements) await em.execute(sql, [threadId], "run");
       return deleted === 1;
     });
+  }
+
+  async markThreadDeleted(threadId: string, now: string): Promise<boolean> {
+    const marked = await this.em().nativeUpdate(ThreadEntity, { threadId, status: { $ne: DELETED_THREAD_STATUS } }, { status: DELETED_THREAD_STATUS, updatedAt: now });
+    return marked === 1;
+  }
+
+  async deletedThreads(limit: number): Promise<string[]> {
+    const rows = await this.em().find(ThreadEntity, { status: DELETED_THREAD_STATUS }, { orderBy: { updatedAt: "asc", threadId: "asc" }, limit });
+    return rows.map((row) => row.threadId);
+  }
+
+  async endedRuns(after: string, until: string, limit: number): Promise<RunRecord[]> {
+    const rows = await this.em().find(
+      RunEntity,
+      { status: { $nin: ["pending", "running"] }, updatedAt: { $gt: after, $lte: until } },
+      { orderBy: { updatedAt: "asc", id: "asc" }, limit },
+    );
+    return rows.map(rowToRun);
   }
 
   async admitRun(run: RunRecord, limits: AdmissionLimits = {}): Promise<AdmissionResult> {

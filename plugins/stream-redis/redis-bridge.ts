@@ -147,6 +147,16 @@ export class RedisStreamBridge implements StreamBridge {
     await orUnavailable("pinging Redis", this.redis.ping());
   }
 
+  /** Deletes the runs' streams and first-metadata hashes, after every write already queued (one `DEL` per 256 runs). */
+  async deleteRuns(runIds: readonly string[]): Promise<void> {
+    this.assertOpen();
+    await this.writer.flushAll().catch(() => undefined); // each publish got its own failure
+    for (let i = 0; i < runIds.length; i += 256) {
+      const keys = runIds.slice(i, i + 256).flatMap((runId) => [eventsKey(runId), metadataKey(runId)]);
+      await orUnavailable(`deleting the streams of ${keys.length / 2} run(s)`, this.redis.del(...keys));
+    }
+  }
+
   async publishControl(runId: string, message: ControlMessage): Promise<void> {
     this.assertOpen();
     await orUnavailable(`sending a control message to run \`${runId}\``, this.control.publish(runId, message));

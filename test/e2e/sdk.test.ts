@@ -1,8 +1,12 @@
-import { mkdirSync, writeFileSync, rmSync, unlinkSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync, rmSync, unlinkSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURES, runServeToExit, startServe, tempDir, type ServeProcess } from "./serve-process.js";
+
+/** better-sqlite3 (the store's driver; no type declarations installed): a read-only look at the server's checkpoint tables. */
+const Database = createRequire(import.meta.url)("better-sqlite3") as new (path: string, options: { readonly: boolean }) => { prepare(sql: string): { get(...params: unknown[]): unknown }; close(): void };
 
 /**
  * A real `keel serve` process (SQLite in a temp dir, a scripted model, real bash in the
@@ -157,6 +161,37 @@ describe("keel serve with @langchain/langgraph-sdk", () => {
     expect(await bob.threads.search()).toEqual([]);
     const anonymous = new Client({ apiUrl: server.url, apiKey: null, callerOptions: { maxRetries: 0 } });
     await expect(anonymous.threads.create()).rejects.toMatchObject({ status: 401 });
+  });
+
+  it("deleting a thread purges its checkpoints, files and runs; the id re-created by another user starts empty", async () => {
+    const threadId = `e2e-delete-${Date.now()}`;
+    await alice.threads.create({ threadId });
+    const first = await alice.runs.create(threadId, "lead", { input: "Write a note." });
+    await alice.runs.join(threadId, first.run_id);
+    const workspace = join(dir, "db", "keel.db.workspaces", threadId);
+    expect(existsSync(join(workspace, "note.md"))).toBe(true);
+    const db = new Database(join(dir, "db", "keel.db"), { readonly: true });
+    const checkpoints = () => (db.prepare("SELECT count(*) AS n FROM keel_ckpt_checkpoints WHERE thread_id = ? OR thread_id LIKE ?").get(threadId, `${threadId}/%`) as { n: number }).n;
+    try {
+      expect(checkpoints()).toBeGreaterThan(0);
+      await expect(bob.threads.create({ threadId })).rejects.toMatchObject({ status: 409 });
+      await expect(bob.threads.delete(threadId)).rejects.toMatchObject({ status: 404 });
+
+      await alice.threads.delete(threadId);
+      await expect(alice.threads.get(threadId)).rejects.toMatchObject({ status: 404 });
+      await expect(alice.runs.get(threadId, first.run_id)).rejects.toMatchObject({ status: 404 });
+      expect(checkpoints()).toBe(0);
+      expect(existsSync(workspace)).toBe(false);
+
+      const reborn = await bob.threads.create({ threadId });
+      expect(reborn.thread_id).toBe(threadId);
+      expect(await bob.runs.list(threadId)).toEqual([]);
+      const state = await bob.threads.getState(threadId);
+      expect((state.values as { messages?: unknown[] }).messages ?? []).toEqual([]);
+      expect(existsSync(join(workspace, "note.md"))).toBe(false);
+    } finally {
+      db.close();
+    }
   });
 
   it("refuses to bind a non-loopback host without API keys (exit 2)", async () => {

@@ -272,6 +272,28 @@ export function describeStreamBridgeConformance(name: string, makeBridge: () => 
       expect(await codeOfAsync(() => b.publishControl(newRunId(), { type: "cancel", action: "interrupt" }))).toBe("KEEL_ERR_STREAM_CLOSED");
     });
 
+    it("deleteRuns forgets those runs' logs, and only theirs", async () => {
+      const b = await bridge();
+      const [gone, alsoGone, kept] = [newRunId(), newRunId(), newRunId()];
+      for (const runId of [gone, alsoGone, kept]) {
+        await publishValues(b, runId, 3);
+        await b.end(runId);
+      }
+      const keptEvents = await b.read(kept);
+      expect(b.deleteRuns, "the bridge deletes runs").toBeTypeOf("function");
+      await b.deleteRuns!([gone, alsoGone]);
+      expect(await b.read(gone)).toEqual([]);
+      expect(await b.read(alsoGone)).toEqual([]);
+      expect(await b.read(kept)).toEqual(keptEvents);
+      // Nothing to replay: a subscription from the start waits as for a run that never published.
+      const idle = new AbortController();
+      const replay = collect(b.subscribe(gone, { signal: idle.signal }));
+      await new Promise((resolve) => setImmediate(resolve));
+      idle.abort();
+      expect(await replay).toEqual([]);
+      await b.deleteRuns!([newRunId()]); // unknown runs are fine
+    });
+
     it("keeps concurrent runs apart", async () => {
       const b = await bridge();
       const runs = [newRunId(), newRunId(), newRunId()];

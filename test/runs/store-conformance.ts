@@ -163,6 +163,68 @@ export function describeRunStoreConformance(name: string, makeStore: () => Promi
       });
     });
 
+    describe("deletion mark", () => {
+      it("hides a marked thread from reads and searches, keeps it from updates, and refuses admissions on it", async () => {
+        const { thread, runs } = await threadWithRuns(1);
+        expect(await store.markThreadDeleted(thread.threadId, iso(T0 + 1))).toBe(true);
+        expect(await store.markThreadDeleted(thread.threadId, iso(T0 + 2))).toBe(false);
+        expect(await store.markThreadDeleted(randomUUID(), iso(T0 + 2))).toBe(false);
+        expect(await store.getThread(thread.threadId)).toBeNull();
+        for (const peer of peers) expect(await peer.getThread(thread.threadId)).toBeNull();
+        expect(await store.searchThreads({ owner: thread.owner, limit: 10, offset: 0 })).toEqual([]);
+        // A run finishing meanwhile sets its thread's status: the mark stays.
+        await store.updateThread(thread.threadId, { status: "idle", metadata: { back: true } }, iso(T0 + 3));
+        expect(await store.getThread(thread.threadId)).toBeNull();
+        const refused = makeRun(thread.threadId, "enqueue", T0 + 4);
+        await expect(store.admitRun(refused)).rejects.toMatchObject({ code: "KEEL_ERR_STORE_THREAD_DELETED" });
+        expect(await store.getRun(refused.runId)).toBeNull();
+        // Its runs are still there for the purge to cancel, and the id stays taken until deleteThread.
+        expect(await store.activeRuns(thread.threadId)).toEqual(runs);
+        await expect(store.createThread(makeThread({ threadId: thread.threadId }))).rejects.toMatchObject({ code: "KEEL_ERR_STORE_CONFLICT" });
+        expect(await store.deletedThreads?.(100_000)).toContain(thread.threadId);
+
+        expect(await store.deleteThread(thread.threadId)).toBe(true);
+        expect(await store.deletedThreads?.(100_000)).not.toContain(thread.threadId);
+        const again = await store.createThread(makeThread({ threadId: thread.threadId }));
+        expect(await store.getThread(thread.threadId)).toEqual(again);
+        expect(await store.listRuns(thread.threadId, { limit: 10, offset: 0 })).toEqual([]);
+      });
+
+      it("with many admissions racing the mark, each run is either admitted before it (and listed) or refused", async () => {
+        const thread = await store.createThread(makeThread());
+        const all = [store, ...peers];
+        const admissions = Array.from({ length: 20 }, (_, i) => all[i % all.length]!.admitRun(makeRun(thread.threadId, "enqueue", T0 + i)));
+        const marked = all[1 % all.length]!.markThreadDeleted(thread.threadId, iso(T0 + 100));
+        const results = await Promise.allSettled(admissions);
+        expect(await marked).toBe(true);
+        const admitted = results.flatMap((r) => (r.status === "fulfilled" && r.value.ok ? [r.value.run.runId] : []));
+        for (const r of results) if (r.status === "rejected") expect(r.reason).toMatchObject({ code: "KEEL_ERR_STORE_THREAD_DELETED" });
+        expect((await store.activeRuns(thread.threadId)).map((r) => r.runId).sort()).toEqual(admitted.sort());
+        await store.deleteThread(thread.threadId);
+      });
+    });
+
+    describe("ended runs", () => {
+      it("lists finished runs by their last write in (after, until], oldest first, with a limit", async () => {
+        // A window of its own, far from every other test's timestamps (a shared database holds theirs).
+        const base = T0 + 10 * 365 * 86_400_000 + Math.floor(Math.random() * 1e9);
+        const { thread, runs } = await threadWithRuns(3);
+        const first = (await store.claimNext(thread.threadId, "w", TTL, base))!;
+        expect(await store.completeRun(first.runId, "w", first.epoch, { status: "success", outcome: outcome("succeeded") }, iso(base + 10))).toBe(true);
+        expect(await store.cancelPending(runs[2]!.runId, outcome("cancelled"), iso(base + 20))).toBe(true);
+        const second = (await store.claimNext(thread.threadId, "w", TTL, base + 30))!;
+        expect(second.runId).toBe(runs[1]!.runId);
+
+        const ids = (list: RunRecord[] | undefined) => list?.map((r) => r.runId);
+        expect(ids(await store.endedRuns?.(iso(base), iso(base + 100), 10))).toEqual([first.runId, runs[2]!.runId]);
+        expect(ids(await store.endedRuns?.(iso(base + 10), iso(base + 100), 10))).toEqual([runs[2]!.runId]);
+        expect(ids(await store.endedRuns?.(iso(base), iso(base + 15), 10))).toEqual([first.runId]);
+        expect(ids(await store.endedRuns?.(iso(base), iso(base + 100), 1))).toEqual([first.runId]);
+        const [ended] = (await store.endedRuns?.(iso(base), iso(base + 15), 10)) ?? [];
+        expect(ended).toEqual(await store.getRun(first.runId));
+      });
+    });
+
     describe("admission", () => {
       it("admits a run on an idle thread as pending, persisted before it is returned", async () => {
         const thread = await store.createThread(makeThread());

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { ScenarioV1 } from "../../contracts/scenario/v1.js";
 import type { StackV1 } from "../../contracts/stack/v1.js";
@@ -140,6 +141,17 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
     async getThreadState(threadId) {
       const stack = await stackOfThread(threadId);
       return stack.reader.getThreadState(threadId);
+    },
+    /** A deleted thread's checkpoints (its own and its children's) and its workspace directory. */
+    async purgeThread(threadId, { checkpointThreads }) {
+      for (const id of checkpointThreads) await checkpointer.deleteThread(id);
+      let dir: string;
+      try {
+        dir = dirOf(threadId);
+      } catch {
+        return; // an id that cannot name a directory never had a workspace
+      }
+      await rm(dir, { recursive: true, force: true });
     },
   };
 

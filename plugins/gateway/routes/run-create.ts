@@ -7,6 +7,7 @@ import { openSse } from "../sse.js";
 import { RunCreateBody, ThreadParams } from "../schemas.js";
 import { runToWire } from "../wire-records.js";
 import { toWireJson } from "../wire-json.js";
+import { answerKeepingAlive } from "../keep-alive.js";
 import type { GatewayApp, GatewayContext } from "../context.js";
 
 /**
@@ -46,8 +47,8 @@ export function registerRunCreateRoutes(app: GatewayApp, ctx: GatewayContext): v
     const gone = clientGone(reply.raw);
     const run = await admitRun(ctx, request, request.params.tid, request.body);
     reply.header("content-location", runPath(run));
-    const final = await joinOrCancel(ctx, run, gone, (request.body.on_disconnect ?? "cancel") === "cancel");
-    return sendJson(reply, await finalValues(ctx, final));
+    const final = joinOrCancel(ctx, run, gone, (request.body.on_disconnect ?? "cancel") === "cancel");
+    return answerKeepingAlive(reply, ctx.heartbeatMs, final.then((done) => finalValues(ctx, done)));
   });
 }
 

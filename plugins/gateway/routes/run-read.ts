@@ -9,7 +9,8 @@ import { openSse } from "../sse.js";
 import { CancelQuery, JoinStreamQuery, RunListQuery, RunParams, ThreadParams, isTrue } from "../schemas.js";
 import { runToWire } from "../wire-records.js";
 import { ownedRun, ownedThread, type GatewayApp, type GatewayContext } from "../context.js";
-import { joinOrCancel, sendJson } from "./run-create.js";
+import { joinOrCancel } from "./run-create.js";
+import { answerKeepingAlive } from "../keep-alive.js";
 
 /** Reading, joining, rejoining and cancelling existing runs. */
 export function registerRunReadRoutes(app: GatewayApp, ctx: GatewayContext): void {
@@ -29,8 +30,8 @@ export function registerRunReadRoutes(app: GatewayApp, ctx: GatewayContext): voi
   app.get("/threads/:tid/runs/:rid/join", { schema: { params: RunParams, querystring: JoinStreamQuery } }, async (request, reply) => {
     const gone = clientGone(reply.raw);
     const run = await ownedRun(ctx, request.params.tid, request.params.rid, request.user);
-    const final = await joinOrCancel(ctx, run, gone, isTrue(request.query.cancel_on_disconnect));
-    return sendJson(reply, await finalValues(ctx, final));
+    const final = joinOrCancel(ctx, run, gone, isTrue(request.query.cancel_on_disconnect));
+    return answerKeepingAlive(reply, ctx.heartbeatMs, final.then((done) => finalValues(ctx, done)));
   });
 
   app.get("/threads/:tid/runs/:rid/stream", { schema: { params: RunParams, querystring: JoinStreamQuery } }, async (request, reply) => {

@@ -30,12 +30,15 @@ export function registerThreadRoutes(app: GatewayApp, ctx: GatewayContext): void
     return threadToWire(thread, (await threadStateView(ctx, thread.threadId)).values);
   });
 
-  /** Deleting a thread cancels its active runs and waits for their `end` first, so no run writes into a deleted thread. */
+  /**
+   * Deleting a thread: from the first write on it reads as missing (404) and admits no run;
+   * its runs are cancelled and, once they ended, everything it had is purged. 204 when that
+   * took at most `deleteWaitMs` (10 s), else 202 with the purge finishing in the background.
+   */
   app.delete("/threads/:tid", { schema: { params: ThreadParams } }, async (request, reply) => {
     const thread = await ownedThread(ctx, request.params.tid, request.user);
-    for (const run of await store.activeRuns(thread.threadId)) await runs.cancel(thread.threadId, run.runId, { action: "interrupt", wait: true });
-    await store.deleteThread(thread.threadId);
-    return reply.code(204).send();
+    const deletion = await runs.deleteThread(thread.threadId, { user: request.user, waitMs: ctx.deleteWaitMs });
+    return reply.code(deletion.finished ? 204 : 202).send();
   });
 
   app.post("/threads/search", { schema: { body: ThreadSearchBody } }, async (request) => {

@@ -12,17 +12,25 @@ export const BOB = { authorization: "Bearer key-bob" };
 /**
  * A run executor driven by the run's input, so HTTP tests control what a run does:
  * `{ events: n }` emits n `custom` events then succeeds; `"hang"` runs until cancelled;
- * `"gate"` waits for `release(runId)`; `"fail"` throws.
+ * `"gate"` waits for `release(runId)`; `"stubborn"` waits for `release(runId)` even when
+ * cancelled; `"fail"` throws. `purgeThread` forgets the thread's values and records the call.
  */
 export class ScriptedExecutor implements RunExecutor {
   readonly values = new Map<string, Record<string, unknown>>();
   private readonly gates = new Map<string, () => void>();
   readonly started: string[] = [];
+  readonly purged: Array<{ threadId: string; checkpointThreads: readonly string[] }> = [];
+  /** Runs whose `execute` returned. */
+  readonly finished = new Set<string>();
 
   async execute(run: RunRecord, io: ExecutionIO): Promise<ExecutionResult> {
     this.started.push(run.runId);
     const input = run.request.input as unknown;
     if (input === "fail") throw new Error("scripted failure");
+    if (input === "stubborn") {
+      await new Promise<void>((resolve) => this.gates.set(run.runId, resolve));
+      this.gates.delete(run.runId);
+    }
     if (input === "hang" || input === "gate") {
       await new Promise<void>((resolve) => {
         this.gates.set(run.runId, resolve);
@@ -40,7 +48,13 @@ export class ScriptedExecutor implements RunExecutor {
     const outcome: StatusV2Payload = io.signal.aborted
       ? { contract: "status", version: 2, status: "cancelled", stopReasons: [], text: "" }
       : { contract: "status", version: 2, status: "succeeded", stopReasons: [], text };
+    this.finished.add(run.runId);
     return { outcome, values, report: { contract: "run-report", version: 1, runId: run.runId, threadId: run.threadId, outcome } };
+  }
+
+  async purgeThread(threadId: string, options: { checkpointThreads: readonly string[] }): Promise<void> {
+    this.purged.push({ threadId, checkpointThreads: options.checkpointThreads });
+    this.values.delete(threadId);
   }
 
   /** Let a `"gate"` run finish. */
@@ -79,14 +93,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { retention?: number; keys?: boolean; heartbeatMs?: number } = {}): Promise<Harness> {
+export async function startHarness(options: { retention?: number; keys?: boolean; heartbeatMs?: number; deleteWaitMs?: number; joinRecheckMs?: number; bridge?: MemoryStreamBridge } = {}): Promise<Harness> {
   const store = new MemoryRunStore();
-  const bridge = new MemoryStreamBridge(options.retention ? { retention: options.retention } : {});
+  const bridge = options.bridge ?? new MemoryStreamBridge(options.retention ? { retention: options.retention } : {});
   const executor = new ScriptedExecutor();
-  const runs = new RunManager({ store, bridge, executor, log: () => undefined });
+  const runs = new RunManager({ store, bridge, executor, log: () => undefined, ...(options.joinRecheckMs ? { joinRecheckMs: options.joinRecheckMs } : {}) });
   runs.start();
   const apiKeys = options.keys === false ? new ApiKeys() : new ApiKeys([["key-alice", "alice"], ["key-bob", "bob"]]);
-  const app = await createGateway({ deps: { runs, store, bridge }, apiKeys, stacks: ["lead", "subagent"], version: "9.9.9-test", ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}) });
+  const app = await createGateway({ deps: { runs, store, bridge }, apiKeys, stacks: ["lead", "subagent"], version: "9.9.9-test", ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}), ...(options.deleteWaitMs ? { deleteWaitMs: options.deleteWaitMs } : {}) });
   return {
     app,
     store,
