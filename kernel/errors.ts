@@ -174,8 +174,8 @@ export const ERRORS = {
     solve: "Join the run again later, or read its record; an unfinished run is never reported as a result.",
   },
   KEEL_ERR_STREAM_EVENT_ID_INVALID: {
-    description: "A stream cursor (`Last-Event-ID`, `lastEventId`) or an event id is not of the form `<ms>-<seq>`.",
-    solve: "Send back exactly the `id` of the last event received, or no `Last-Event-ID` to join from the start.",
+    description: "A stream cursor (`Last-Event-ID`, `lastEventId`) or an event id is not of the form `<ms>-<seq>` (a cursor may also be `-1`: from the start).",
+    solve: "Send back exactly the `id` of the last event received, or `-1` / no `Last-Event-ID` to join from the start.",
   },
   KEEL_ERR_STREAM_ENDED: {
     description: "An event was published to a run's stream after its `end` event (the commit marker).",
