@@ -174,8 +174,8 @@ export const ERRORS = {
     solve: "Join the run again later, or read its record; an unfinished run is never reported as a result.",
   },
   KEEL_ERR_STREAM_EVENT_ID_INVALID: {
-    description: "A stream cursor (`Last-Event-ID`, `lastEventId`) or an event id is not of the form `<ms>-<seq>`.",
-    solve: "Send back exactly the `id` of the last event received, or no `Last-Event-ID` to join from the start.",
+    description: "A stream cursor (`Last-Event-ID`, `lastEventId`) or an event id is not of the form `<ms>-<seq>` (a cursor may also be `-1`: from the start).",
+    solve: "Send back exactly the `id` of the last event received, or `-1` / no `Last-Event-ID` to join from the start.",
   },
   KEEL_ERR_STREAM_ENDED: {
     description: "An event was published to a run's stream after its `end` event (the commit marker).",
@@ -385,6 +385,30 @@ export const ERRORS = {
   KEEL_ERR_HTTP_INTERNAL: {
     description: "The server failed while answering (500); the run, if one was created, keeps its persisted state.",
     solve: "See the server log for the cause; report it if it repeats.",
+  },
+  KEEL_ERR_HTTP_BODY_TOO_DEEP: {
+    description: "The JSON body nests arrays/objects deeper than 64 levels (400).",
+    solve: "Flatten the value; no Keel request needs that much nesting.",
+  },
+  KEEL_ERR_HTTP_REQUEST_TIMEOUT: {
+    description: "The request's headers (10 s) or the whole request with its body (30 s) did not arrive in time (408); the connection is closed.",
+    solve: "Send the request at once; a client that trickles bytes is cut. Long answers (`/wait`, streams) are not affected.",
+  },
+  KEEL_ERR_HTTP_HEADERS_TOO_LARGE: {
+    description: "The request headers are larger than Node's limit (16 KiB by default) (431).",
+    solve: "Send fewer or smaller headers.",
+  },
+  KEEL_ERR_HTTP_MALFORMED_REQUEST: {
+    description: "The bytes received are not a valid HTTP/1.1 request (400); the connection is closed.",
+    solve: "Use an HTTP/1.1 client.",
+  },
+  KEEL_ERR_HTTP_TOO_MANY_CONNECTIONS: {
+    description: "The client's address already holds the maximum of open connections (256 by default) (429); the connection is closed after this answer.",
+    solve: "Reuse connections (keep-alive) or close idle ones; the cap is per remote address.",
+  },
+  KEEL_ERR_HTTP_HOST_NOT_ALLOWED: {
+    description: "A server without API keys bound to loopback got a request whose `Host` is not `localhost`, `127.0.0.1` or `[::1]` (403): DNS rebinding is refused.",
+    solve: "Address the server as localhost / 127.0.0.1 / [::1], or configure `KEEL_API_KEYS` to serve other host names.",
   },
   KEEL_ERR_SERVE_CONFIG: {
     description: "`keel serve` was started with an invalid combination of flags or environment (a non-loopback host without `KEEL_API_KEYS`, a malformed `KEEL_API_KEYS`, an unknown `--model` or `--db`).",

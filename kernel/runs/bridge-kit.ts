@@ -5,7 +5,7 @@
  * and the conformance suite proves them.
  */
 export { followLog, linkedSignal, type LogRange, type LogSource } from "./follow-log.js";
-export { assertEventId, compareEventIds, EventIdSequence, isEventId, ZERO_EVENT_ID } from "./stream-event-id.js";
+export { assertEventId, compareEventIds, EventIdSequence, isEventId, readLastEventId, ZERO_EVENT_ID } from "./stream-event-id.js";
 export { followsCursor, gapEvent, type LoggedEvent, type RetainedRange } from "./stream-gap.js";
 export { ControlHandlers, isControlMessage } from "./control-handlers.js";
 export { assertPublishable, readRetentionOptions, unrefTimers, type RetentionOptions, type RetentionTimers } from "./bridge-options.js";

@@ -49,3 +49,26 @@ export function assertPublishable(event: string): void {
     throw new KeelError("KEEL_ERR_STREAM_RESERVED_EVENT", `\`${event}\` cannot be published as an ordinary event; ${how}`);
   }
 }
+
+/** 64 MiB: the memory bridge's default byte budget over all runs (kernel/runs/README.md). */
+export const MEMORY_BRIDGE_MAX_BYTES = 64 * 1024 * 1024;
+/** 1 MiB: an event whose data is larger is stored truncated by the memory bridge. */
+export const MEMORY_BRIDGE_MAX_EVENT_BYTES = 1024 * 1024;
+
+export interface MemoryBudgetOptions {
+  maxBytes?: number;
+  maxEventBytes?: number;
+}
+
+/** The memory bridge's byte limits, defaults applied and bounds checked (KEEL_ERR_CONFIG_INVALID). */
+export function readMemoryBudget(options: MemoryBudgetOptions): Required<MemoryBudgetOptions> {
+  const maxEventBytes = options.maxEventBytes ?? MEMORY_BRIDGE_MAX_EVENT_BYTES;
+  if (!Number.isInteger(maxEventBytes) || maxEventBytes < 1024) {
+    throw new KeelError("KEEL_ERR_CONFIG_INVALID", `stream bridge \`maxEventBytes\` must be an integer ≥ 1024, got \`${maxEventBytes}\``, { pointer: "/maxEventBytes" });
+  }
+  const maxBytes = options.maxBytes ?? Math.max(MEMORY_BRIDGE_MAX_BYTES, maxEventBytes);
+  if (!Number.isInteger(maxBytes) || maxBytes < maxEventBytes) {
+    throw new KeelError("KEEL_ERR_CONFIG_INVALID", `stream bridge \`maxBytes\` must be an integer ≥ \`maxEventBytes\` (${maxEventBytes}), got \`${maxBytes}\``, { pointer: "/maxBytes" });
+  }
+  return { maxBytes, maxEventBytes };
+}

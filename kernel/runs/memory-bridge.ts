@@ -8,24 +8,40 @@
  *
  * Heartbeats are not the bridge's job: the gateway writes SSE `: heartbeat` comments on
  * idle connections; a subscription simply waits.
+ *
+ * Memory is bounded twice: at most `retention` events per run, and at most `maxBytes`
+ * over all runs (each event measured once, at publish). Over the byte budget, ended
+ * runs' logs go first (the oldest ended first), then the oldest events of live runs; a
+ * cursor among evicted events gets `gap`, as with the event cap. An event larger than
+ * `maxEventBytes` is stored with its data replaced by a truncation marker
+ * (`truncatedEventData`).
  */
 import { KeelError } from "../errors.js";
 import { systemClock, type Clock } from "../loop/run-scope.js";
-import { assertEventId, compareEventIds, EventIdSequence, ZERO_EVENT_ID } from "./stream-event-id.js";
+import { compareEventIds, EventIdSequence, readLastEventId, ZERO_EVENT_ID } from "./stream-event-id.js";
 import { type RetainedRange } from "./stream-gap.js";
 import { followLog, type LogSource } from "./follow-log.js";
 import { ControlHandlers } from "./control-handlers.js";
-import { assertPublishable, readRetentionOptions, type RetentionTimers } from "./bridge-options.js";
+import { assertPublishable, readMemoryBudget, readRetentionOptions, type RetentionTimers } from "./bridge-options.js";
 import type { ControlMessage, PublishOptions, StreamBridge, StreamEvent, SubscribeOptions } from "./types.js";
 
 export { compareEventIds, isEventId } from "./stream-event-id.js";
 export type { RetentionTimers } from "./bridge-options.js";
+export { MEMORY_BRIDGE_MAX_BYTES, MEMORY_BRIDGE_MAX_EVENT_BYTES } from "./bridge-options.js";
 
 export interface MemoryStreamBridgeOptions {
   /** Newest events kept per run; older ones are dropped (a cursor among them gets `gap`). Default 1,024. */
   retention?: number;
   /** How long a run's log is kept after `end`, in ms. Default 24 h. */
   retentionAfterEndMs?: number;
+  /**
+   * Byte budget over every run's events (id, name and JSON data). Over it, ended runs'
+   * logs are evicted first (oldest ended first), then the oldest events of live runs.
+   * Default 64 MiB; at least `maxEventBytes`.
+   */
+  maxBytes?: number;
+  /** An event whose data is larger is stored truncated (`truncatedEventData`). Default 1 MiB; at least 1,024. */
+  maxEventBytes?: number;
   /** Source of the `<ms>` part of ids. Default `Date.now()`. */
   clock?: Clock;
   /** Schedules the after-`end` drop. Default: unref'ed `setTimeout` (never keeps the process alive). */
@@ -44,26 +60,49 @@ export interface MemoryBridgeStats {
   bytes: number;
 }
 
-/** Each event's size, measured once when a scrape first sees it (never on the publish path). */
-const eventBytes = new WeakMap<StreamEvent, number>();
+/** Bytes an event is counted for besides its id, name and data (the record, the array slot). */
+const EVENT_OVERHEAD_BYTES = 64;
 
-function sizeOf(event: StreamEvent): number {
-  let bytes = eventBytes.get(event);
-  if (bytes === undefined) {
-    let data = 0;
-    try {
-      data = Buffer.byteLength(JSON.stringify(event.data) ?? "", "utf8");
-    } catch {
-      // Not JSON-serializable (the bridge asks for JSON data): counted without its data.
-    }
-    bytes = Buffer.byteLength(event.id) + Buffer.byteLength(event.event) + data;
-    eventBytes.set(event, bytes);
+/** The JSON size of `data` in UTF-8 bytes (0 when it is not JSON-serializable). */
+function jsonBytes(data: unknown): { json: string; bytes: number } {
+  let json = "";
+  try {
+    json = JSON.stringify(data) ?? "";
+  } catch {
+    // Not JSON-serializable (the bridge asks for JSON data): counted without its data.
   }
-  return bytes;
+  return { json, bytes: Buffer.byteLength(json, "utf8") };
+}
+
+/** The code of a truncated event's data. */
+export const TRUNCATED_EVENT_CODE = "stream_event_truncated";
+/** Characters of the original JSON kept in a truncated event's `preview` (the marker stays under 1 KiB). */
+export const TRUNCATED_PREVIEW_CHARS = 256;
+
+/** The data stored instead of an event's data over `maxEventBytes` (plugins/gateway/README.md shows it). */
+export interface TruncatedEventData {
+  code: typeof TRUNCATED_EVENT_CODE;
+  /** UTF-8 bytes of the original data as JSON. */
+  bytes: number;
+  /** The bridge's `maxEventBytes`. */
+  limit: number;
+  /** The first 256 characters of the original JSON. */
+  preview: string;
+  /** What a client should do: read the thread's state (`GET /threads/:tid/state`). */
+  recovery: "reload_durable_state";
+}
+
+/** The truncation marker for an event whose data as JSON (`json`, `bytes` long) is over `limit`. */
+export function truncatedEventData(json: string, bytes: number, limit: number): TruncatedEventData {
+  return { code: TRUNCATED_EVENT_CODE, bytes, limit, preview: json.slice(0, TRUNCATED_PREVIEW_CHARS), recovery: "reload_durable_state" };
 }
 
 interface RunLog {
   events: StreamEvent[];
+  /** The counted size of each event in `events` (same order). */
+  sizes: number[];
+  /** Sum of `sizes`. */
+  bytes: number;
   /** Id of the newest event dropped by retention (`0-0` while none was): the `prev` of `events[0]`. */
   droppedThrough: string;
   ids: EventIdSequence;
@@ -82,6 +121,12 @@ interface RunLog {
  */
 export class MemoryStreamBridge implements StreamBridge {
   private readonly logs = new Map<string, RunLog>();
+  /** Ended logs in the order they ended (oldest first): evicted first when over the byte budget. */
+  private readonly endedOrder = new Map<string, RunLog>();
+  /** Bytes of every event held (sum of the logs' `bytes`). */
+  private heldBytes = 0;
+  private readonly maxBytes: number;
+  private readonly maxEventBytes: number;
   /** Subscriptions waiting for the next event of a run (also for runs with no log yet). */
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly control: ControlHandlers;
@@ -97,6 +142,9 @@ export class MemoryStreamBridge implements StreamBridge {
     this.retention = read.retention;
     this.retentionAfterEndMs = read.retentionAfterEndMs;
     this.timers = read.timers;
+    const budget = readMemoryBudget(options);
+    this.maxBytes = budget.maxBytes;
+    this.maxEventBytes = budget.maxEventBytes;
     this.clock = options.clock ?? systemClock;
     this.control = new ControlHandlers(options.onControlError);
   }
@@ -113,8 +161,9 @@ export class MemoryStreamBridge implements StreamBridge {
     const record = this.append(runId, "end", null, options?.epoch);
     const ended = this.logs.get(runId)!;
     ended.ended = true;
+    this.endedOrder.set(runId, ended);
     ended.cancelDrop = this.timers.schedule(() => {
-      if (this.logs.get(runId) === ended) this.logs.delete(runId);
+      if (this.logs.get(runId) === ended) this.dropLog(runId);
     }, this.retentionAfterEndMs);
     return record;
   }
@@ -122,8 +171,8 @@ export class MemoryStreamBridge implements StreamBridge {
   subscribe(runId: string, options: SubscribeOptions = {}): AsyncIterable<StreamEvent> {
     // Checked here, not at the first `next()`, so a gateway can answer 400 before it starts an SSE response.
     this.assertOpen();
-    if (options.lastEventId !== undefined) assertEventId(options.lastEventId, "Last-Event-ID");
-    return followLog(runId, this.sourceOf(runId), options.lastEventId ?? null, [this.closing.signal, options.signal]);
+    const start = readLastEventId(options.lastEventId);
+    return followLog(runId, this.sourceOf(runId), start, [this.closing.signal, options.signal]);
   }
 
   async read(runId: string): Promise<StreamEvent[]> {
@@ -151,15 +200,11 @@ export class MemoryStreamBridge implements StreamBridge {
     return async () => remove();
   }
 
-  /** Runs, events and approximate bytes held now: O(events kept), each event measured once. */
+  /** Runs, events and approximate bytes held now (each event was measured once, at publish). */
   stats(): MemoryBridgeStats {
     let events = 0;
-    let bytes = 0;
-    for (const log of this.logs.values()) {
-      events += log.events.length;
-      for (const event of log.events) bytes += sizeOf(event);
-    }
-    return { runs: this.logs.size, events, bytes };
+    for (const log of this.logs.values()) events += log.events.length;
+    return { runs: this.logs.size, events, bytes: this.heldBytes };
   }
 
   /** Ends every subscription, cancels the drop timers and forgets every log. */
@@ -167,6 +212,8 @@ export class MemoryStreamBridge implements StreamBridge {
     this.closing.abort();
     for (const log of this.logs.values()) log.cancelDrop?.();
     this.logs.clear();
+    this.endedOrder.clear();
+    this.heldBytes = 0;
     this.control.clear();
     for (const runId of [...this.waiters.keys()]) this.wake(runId);
   }
@@ -175,7 +222,7 @@ export class MemoryStreamBridge implements StreamBridge {
     this.assertOpen();
     let log = this.logs.get(runId);
     if (!log) {
-      log = { events: [], droppedThrough: ZERO_EVENT_ID, ids: new EventIdSequence(), ended: false };
+      log = { events: [], sizes: [], bytes: 0, droppedThrough: ZERO_EVENT_ID, ids: new EventIdSequence(), ended: false };
       this.logs.set(runId, log);
     }
     if (log.ended) throw new KeelError("KEEL_ERR_STREAM_ENDED", `run \`${runId}\` already ended its stream; \`${event}\` was not published`);
@@ -184,12 +231,64 @@ export class MemoryStreamBridge implements StreamBridge {
       throw new KeelError("KEEL_ERR_STREAM_FENCED", `run \`${runId}\` already has events of lease epoch ${log.epoch}; \`${event}\` of epoch ${epoch} was refused`);
     }
     if (epoch !== undefined) log.epoch = epoch;
-    const record: StreamEvent = { id: log.ids.next(this.clock.now()), runId, event, data, ...(epoch === undefined ? {} : { epoch }) };
+    const id = log.ids.next(this.clock.now());
+    let measured = jsonBytes(data);
+    let stored = data;
+    if (measured.bytes > this.maxEventBytes) {
+      stored = truncatedEventData(measured.json, measured.bytes, this.maxEventBytes);
+      measured = jsonBytes(stored);
+    }
+    const record: StreamEvent = { id, runId, event, data: stored, ...(epoch === undefined ? {} : { epoch }) };
+    const size = EVENT_OVERHEAD_BYTES + id.length + Buffer.byteLength(event, "utf8") + measured.bytes;
     log.events.push(record);
+    log.sizes.push(size);
+    log.bytes += size;
+    this.heldBytes += size;
     const excess = log.events.length - this.retention;
-    if (excess > 0) log.droppedThrough = log.events.splice(0, excess)[excess - 1]!.id;
+    if (excess > 0) this.dropOldest(log, excess);
+    if (this.heldBytes > this.maxBytes) this.evictOverBudget(log);
     this.wake(runId);
     return record;
+  }
+
+  /** Drop the `count` oldest events of a log (their ids move into `droppedThrough`). */
+  private dropOldest(log: RunLog, count: number): void {
+    log.droppedThrough = log.events.splice(0, count)[count - 1]!.id;
+    let freed = 0;
+    for (const size of log.sizes.splice(0, count)) freed += size;
+    log.bytes -= freed;
+    this.heldBytes -= freed;
+  }
+
+  /** Forget a run's log and its bytes. */
+  private dropLog(runId: string): void {
+    const log = this.logs.get(runId);
+    if (!log) return;
+    log.cancelDrop?.();
+    this.logs.delete(runId);
+    this.endedOrder.delete(runId);
+    this.heldBytes -= log.bytes;
+  }
+
+  /**
+   * Back under `maxBytes`: whole ended logs, oldest ended first; then, one at a time, the
+   * oldest event of any live log (by id: the `<ms>` part is the publish time), never the
+   * event just published (`keep`'s newest), which fits since `maxBytes ≥ maxEventBytes`.
+   */
+  private evictOverBudget(keep: RunLog): void {
+    for (const runId of this.endedOrder.keys()) {
+      if (this.heldBytes <= this.maxBytes) return;
+      this.dropLog(runId);
+    }
+    while (this.heldBytes > this.maxBytes) {
+      let oldest: RunLog | undefined;
+      for (const log of this.logs.values()) {
+        const candidates = log === keep ? log.events.length - 1 : log.events.length;
+        if (candidates > 0 && (!oldest || compareEventIds(log.events[0]!.id, oldest.events[0]!.id) < 0)) oldest = log;
+      }
+      if (!oldest) return;
+      this.dropOldest(oldest, 1);
+    }
   }
 
   /**

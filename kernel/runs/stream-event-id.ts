@@ -27,6 +27,22 @@ export function assertEventId(value: unknown, what: string): asserts value is st
   }
 }
 
+/** The `Last-Event-ID` that asks for a replay from the start (what `@langchain/langgraph-sdk`'s `useStream` sends). */
+export const FROM_START_EVENT_ID = "-1";
+
+/**
+ * A subscription's cursor from a `Last-Event-ID`: absent or `-1` → null (from the
+ * earliest retained event), a `<ms>-<seq>` id → itself; anything else throws
+ * `KEEL_ERR_STREAM_EVENT_ID_INVALID`.
+ */
+export function readLastEventId(value: string | undefined): string | null {
+  if (value === undefined || value === FROM_START_EVENT_ID) return null;
+  if (!isEventId(value)) {
+    throw new KeelError("KEEL_ERR_STREAM_EVENT_ID_INVALID", `Last-Event-ID \`${String(value).slice(0, 64)}\` is not a stream event id; expected \`<ms>-<seq>\` (e.g. \`1718000000000-0\`) or \`-1\` (from the start)`);
+  }
+  return value;
+}
+
 /** Compare two decimal digit strings as numbers (any length, leading zeros allowed). */
 function compareDigits(a: string, b: string): number {
   const x = a.replace(/^0+(?=\d)/, "");

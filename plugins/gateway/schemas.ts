@@ -1,4 +1,5 @@
 import Type, { type Static } from "typebox";
+import { HttpError } from "./http-errors.js";
 
 /**
  * Request schemas of the routes (plugins/gateway/README.md). Objects stay open: unknown fields
@@ -29,8 +30,27 @@ export const ThreadCreateBody = Nullable(
 );
 export type ThreadCreateBody = Static<typeof ThreadCreateBody>;
 
+/** Page size and offset of every list: integers (a fraction, a word or an out-of-range value is a 400 naming the field). */
 const Limit = Type.Integer({ minimum: 1, maximum: 1000 });
-const Offset = Type.Integer({ minimum: 0 });
+const Offset = Type.Integer({ minimum: 0, maximum: 2_147_483_647 });
+
+/** The paging fields `assertFinitePaging` re-checks after validation. */
+const PAGING_FIELDS = ["limit", "offset"] as const;
+
+/**
+ * AJV's type coercion turns a query string `1e400` or `Infinity` into `Infinity` and then
+ * skips the integer and range checks; this closes that hole for `limit` and `offset`
+ * (query string and body): anything but a finite integer is a 400 naming the field.
+ */
+export function assertFinitePaging(where: "query string" | "body", value: unknown): void {
+  if (value === null || typeof value !== "object") return;
+  for (const field of PAGING_FIELDS) {
+    const v = (value as Record<string, unknown>)[field];
+    if (typeof v === "number" && !Number.isSafeInteger(v)) {
+      throw new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", `invalid ${where} at \`/${field}\`: must be an integer`, `/${field}`);
+    }
+  }
+}
 
 export const ThreadSearchBody = Nullable(
   Type.Object({

@@ -5,6 +5,9 @@ import { HttpError, toHttpError } from "./http-errors.js";
 import type { GatewayDeps } from "./ports.js";
 import { HEARTBEAT_MS } from "./sse.js";
 import { DELETE_WAIT_MS } from "../../kernel/runs/thread-purge.js";
+import { answerClientError, guardConnections, readConnectionLimits, serverTimeouts, type ConnectionLimits } from "./connection-limits.js";
+import { assertJsonDepth, assertLoopbackHost, isLoopbackAddress } from "./request-guards.js";
+import { assertFinitePaging } from "./schemas.js";
 import type { GatewayApp, GatewayContext, MetricsExposition, ObservabilityInfo } from "./context.js";
 import { registerAssistantRoutes } from "./routes/assistants.js";
 import { registerHomeRoute } from "./routes/home.js";
@@ -36,6 +39,8 @@ export interface GatewayOptions {
   metrics?: MetricsExposition;
   /** What `/info` reports about tracing. Default: OTLP off, LangSmith off. */
   observability?: ObservabilityInfo;
+  /** Timeouts and the per-client connection cap (`DEFAULT_CONNECTION_LIMITS`; plugins/gateway/README.md). */
+  limits?: Partial<ConnectionLimits>;
 }
 
 /**
@@ -60,11 +65,15 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
     ...(options.metrics ? { metrics: options.metrics } : {}),
     observability: options.observability ?? { tracing: { otlp: null, langsmith: false } },
   };
+  const limits = readConnectionLimits(options.limits);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT_BYTES,
-    // Long waits and streams are normal here; only idle keep-alive sockets time out.
-    requestTimeout: 0,
+    // Slow clients: headers, whole request, idle and keep-alive timeouts. Long waits and
+    // streams are normal here: the request timeout ends once a request is in, and the idle
+    // rule spares a connection whose answer the server is still working on.
+    ...serverTimeouts(limits),
+    clientErrorHandler: answerClientError,
     // `close()` comes after the run service shut down (its streams have ended): whatever
     // connection is still open then is cut, not waited for.
     forceCloseConnections: true,
@@ -72,10 +81,26 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   acceptEmptyJsonBodies(app);
+  const connections = guardConnections(app.server, limits);
+  // DNS rebinding: a keyless server bound to loopback (or not listening: `inject`) answers loopback host names only.
+  const hostChecked = () => {
+    if (apiKeys.size > 0) return false;
+    const address = app.server.address();
+    return address === null || (typeof address === "object" && isLoopbackAddress(address.address));
+  };
   app.decorateRequest("user", "");
   app.addHook("onRequest", async (request) => {
+    if (connections.overCap(request.raw.socket)) {
+      throw new HttpError(429, "KEEL_ERR_HTTP_TOO_MANY_CONNECTIONS", `more than ${limits.maxConnectionsPerClient} open connections from this address; close some and retry`);
+    }
+    if (hostChecked()) assertLoopbackHost(request.headers.host);
     if (OPEN_ROUTES.has(`${request.method} ${request.routeOptions.url ?? ""}`)) return;
     request.user = apiKeys.authenticate(request.headers);
+  });
+
+  app.addHook("preHandler", async (request) => {
+    assertFinitePaging("query string", request.query);
+    assertFinitePaging("body", request.body);
   });
 
   app.setErrorHandler(async (error, request, reply) => {
@@ -83,10 +108,11 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
     // Only the unexpected is logged; 503s (shutting down, a waiter that left) are expected.
     if (http.status === 500) request.log.error({ err: error }, "request failed");
     if (reply.sent || reply.raw.headersSent) return;
+    if (http.code === "KEEL_ERR_HTTP_TOO_MANY_CONNECTIONS") reply.header("connection", "close");
     return reply.code(http.status).type("application/json; charset=utf-8").send(http.body());
   });
   app.setNotFoundHandler(async (request, reply) => {
-    // Unknown routes need a key too, so the route table is not probed anonymously.
+    // Unknown routes need a key too (the host check and connection cap ran in onRequest)., so the route table is not probed anonymously.
     apiKeys.authenticate(request.headers);
     const http = new HttpError(404, "KEEL_ERR_HTTP_NOT_FOUND", `no route ${request.method} ${request.url.split("?")[0]}`);
     return reply.code(404).send(http.body());
@@ -105,7 +131,8 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
 
 /**
  * Fastify's JSON parser (prototype-poisoning protection kept) that also takes an empty
- * body: clients send `content-type: application/json` on bodiless POSTs.
+ * body — clients send `content-type: application/json` on bodiless POSTs — and refuses
+ * nesting deeper than `MAX_JSON_DEPTH` (400 `KEEL_ERR_HTTP_BODY_TOO_DEEP`).
  */
 function acceptEmptyJsonBodies(app: GatewayApp): void {
   const parse = app.getDefaultJsonParser("error", "error");
@@ -113,6 +140,14 @@ function acceptEmptyJsonBodies(app: GatewayApp): void {
   app.removeContentTypeParser(["application/json", "text/plain"]);
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     if (typeof body === "string" && body.trim() === "") return done(null, undefined);
-    parse(request, body as string, done);
+    parse(request, body as string, (error: Error | null, value?: unknown) => {
+      if (error) return done(error, undefined);
+      try {
+        assertJsonDepth(value);
+      } catch (tooDeep) {
+        return done(tooDeep as Error, undefined);
+      }
+      done(null, value);
+    });
   });
 }

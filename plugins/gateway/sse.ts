@@ -1,6 +1,8 @@
-import type { ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { FastifyReply } from "fastify";
+import { FROM_START_EVENT_ID, isEventId } from "../../kernel/runs/stream-event-id.js";
 import type { StreamEvent } from "../../kernel/runs/types.js";
+import { HttpError } from "./http-errors.js";
 import { toWireJson } from "./wire-json.js";
 
 /** A comment line every 15 s keeps proxies and the SDK's idle watchdog content. */
@@ -15,6 +17,23 @@ export const HEARTBEAT_FRAME = ": heartbeat\n\n";
 export function sseFrame(event: Pick<StreamEvent, "id" | "event" | "data">): string {
   if (event.id === "") return `event: ${event.event}\ndata: ${toWireJson(event.data)}\n\n`;
   return `event: ${event.event}\ndata: ${toWireJson(event.data)}\nid: ${event.id}\n\n`;
+}
+
+/**
+ * The cursor of a rejoin: the `Last-Event-ID` header (its first value), else the
+ * `last_event_id` query parameter (EventSource clients behind a proxy that drops the
+ * header). `-1` (the SDK's useStream) and absence mean "from the start" (undefined); a
+ * `<ms>-<seq>` id is returned as is; anything else is a 400 `KEEL_ERR_HTTP_INVALID_BODY`
+ * at `/last_event_id`, on every bridge, before any stream opens.
+ */
+export function readLastEventIdHeader(headers: IncomingHttpHeaders, query: string | undefined): string | undefined {
+  const header = headers["last-event-id"];
+  const raw = (Array.isArray(header) ? header[0] : header)?.trim() || query || undefined;
+  if (raw === undefined || raw === FROM_START_EVENT_ID) return undefined;
+  if (!isEventId(raw)) {
+    throw new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", `Last-Event-ID \`${String(raw).slice(0, 64)}\` is not a stream event id (\`<ms>-<seq>\`, or \`-1\` for the start)`, "/last_event_id");
+  }
+  return raw;
 }
 
 export interface SseSession {

@@ -15,7 +15,7 @@ import type { Redis, RedisOptions } from "ioredis";
 import { KeelError } from "../../kernel/errors.js";
 import { requireOptional } from "../../kernel/optional-import.js";
 import { assertPublishable } from "../../kernel/runs/bridge-options.js";
-import { assertEventId } from "../../kernel/runs/stream-event-id.js";
+import { readLastEventId } from "../../kernel/runs/stream-event-id.js";
 import type { ControlMessage, PublishOptions, StreamBridge, StreamEvent, SubscribeOptions } from "../../kernel/runs/types.js";
 import { closeConnection, RedisControlChannel } from "./control-channel.js";
 import { followRunStream } from "./follow-stream.js";
@@ -111,14 +111,14 @@ export class RedisStreamBridge implements StreamBridge {
   subscribe(runId: string, options: SubscribeOptions = {}): AsyncIterable<StreamEvent> {
     this.assertOpen();
     // Checked here, not at the first `next()`, so a gateway can answer 400 before it starts an SSE response.
-    if (options.lastEventId !== undefined) assertEventId(options.lastEventId, "Last-Event-ID");
+    const start = readLastEventId(options.lastEventId);
     return followRunStream({
       runId,
       key: eventsKey(runId),
       metadataKey: metadataKey(runId),
       redis: this.redis,
       openBlocking: () => this.openBlocking(),
-      start: options.lastEventId ?? null,
+      start,
       signals: [this.closing.signal, options.signal],
       pageSize: this.pageSize,
       blockMs: this.blockMs,

@@ -92,6 +92,7 @@ const HOST_ONLY = [
   "isControlMessage",
   "isEventId",
   "linkedSignal",
+  "readLastEventId",
   "readRetentionOptions",
   "runtimeOwnedChannels",
   "runtimeOwnedKeys",

@@ -164,9 +164,16 @@ export function describeStreamBridgeConformance(name: string, makeBridge: () => 
       expect(await b.read(runId)).toEqual([]);
     });
 
+    it("`-1` as lastEventId (the SDK's useStream) replays from the start, like no lastEventId", async () => {
+      const b = await bridge();
+      const runId = newRunId();
+      const published = [...(await publishValues(b, runId, 3)), await b.end(runId)];
+      expect(await collect(b.subscribe(runId, { lastEventId: "-1" }))).toEqual(published);
+    });
+
     it("rejects a malformed lastEventId when subscribing, before any iteration", async () => {
       const b = await bridge();
-      for (const bad of ["", "abc", "12", "1-2-3", "-1-0", "1.5-0", " 1-0"]) {
+      for (const bad of ["", "abc", "12", "1-2-3", "-1-0", "1.5-0", " 1-0", "-2", "-1 ", "0x1-0", "1-0\n"]) {
         expect([bad, codeOf(() => b.subscribe(newRunId(), { lastEventId: bad }))]).toEqual([bad, "KEEL_ERR_STREAM_EVENT_ID_INVALID"]);
       }
     });

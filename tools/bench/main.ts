@@ -3,6 +3,7 @@ import { benchCheckpoint } from "./checkpoint.bench.js";
 import { benchCompose } from "./compose.bench.js";
 import { benchHttp } from "./http.bench.js";
 import { benchLoop } from "./loop.bench.js";
+import { benchMemory } from "./memory.bench.js";
 import { benchSizes } from "./sizes.bench.js";
 import { benchStream } from "./stream.bench.js";
 
@@ -15,6 +16,7 @@ const suites: Record<string, () => Promise<string[]>> = {
   stream: benchStream,
   checkpoint: () => benchCheckpoint(),
   sizes: benchSizes,
+  memory: benchMemory,
 };
 const only = process.argv.slice(2);
 for (const [name, run] of Object.entries(suites)) {

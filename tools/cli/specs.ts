@@ -124,7 +124,7 @@ export const PLUGIN_CHECK_SPEC = {
 export const SERVE_SPEC = {
   name: "serve",
   usage:
-    "usage: keel serve [--port 8787] [--host 127.0.0.1] [--db URL] [--redis URL] [--stack NAME]... [--model demo|scripted:FILE|openai:MODEL|anthropic:MODEL] [--bash on|off] [--max-turns 500] [--jobs 4] [--max-tokens N] [--summarizer-model openai:MODEL|anthropic:MODEL] [--plugin FILE]... [--workspaces DIR] [--otlp-endpoint URL]",
+    "usage: keel serve [--port 8787] [--host 127.0.0.1] [--db URL] [--redis URL] [--stack NAME]... [--model demo|scripted:FILE|openai:MODEL|anthropic:MODEL] [--bash on|off] [--max-turns 500] [--jobs 4] [--max-tokens N] [--summarizer-model openai:MODEL|anthropic:MODEL] [--plugin FILE]... [--workspaces DIR] [--otlp-endpoint URL] [--stream-memory-mb 64]",
   summary: "Start the HTTP gateway (LangGraph Agent Server API) and serve runs until SIGTERM/SIGINT.",
   flags: {
     port: { value: "N", default: "8787", description: "port to listen on (0 picks a free one)" },
@@ -132,6 +132,7 @@ export const SERVE_SPEC = {
     db: { value: "URL", default: "sqlite:./.keel/keel.db", description: "run store: sqlite:PATH or postgres://…" },
     workspaces: { value: "DIR", default: "beside the --db file: PATH.workspaces (.keel/workspaces-DB-HASH for PostgreSQL; a temporary .keel/ directory for sqlite::memory:)", description: "where thread workspaces live" },
     redis: { value: "URL", default: "in memory", description: "stream bridge on Redis" },
+    "stream-memory-mb": { value: "N", default: "64", description: "byte budget of the in-memory stream bridge in MiB (ended runs' streams are evicted first)" },
     stack: { value: "NAME", multiple: true, default: "lead", description: "a stack to serve, one assistant each" },
     model: { value: "SPEC", default: "demo", description: "demo | scripted:FILE | openai:MODEL | anthropic:MODEL" },
     "summarizer-model": { value: "SPEC", default: "the run's model", description: "the model that writes summaries (openai:MODEL | anthropic:MODEL)" },

@@ -30,6 +30,8 @@ export interface RunServicesOptions {
   db: string;
   /** `--redis`: adds the stream-redis service. */
   redis?: string;
+  /** `--stream-memory-mb` in bytes: the budget of the in-memory bridge (when no plugin provides one). Default 64 MiB. */
+  streamMemoryBytes?: number;
   /** `--plugin` service modules: they join the service stack and may provide any port (e.g. `stream-bridge`). */
   plugins?: readonly Plugin[];
 }
@@ -56,7 +58,7 @@ export async function openRunServices(options: RunServicesOptions): Promise<RunS
     // One read makes a checkpointer that connects lazily (PostgreSQL) fail now.
     await checkpointer.getTuple({ configurable: { thread_id: "keel:start-probe", checkpoint_ns: "" } });
     if (options.redis !== undefined) await assertRedisReachable(options.redis);
-    const bridge = portProvider(composition, SERVICE_PORTS.bridge) ? open<StreamBridge>(SERVICE_PORTS.bridge) : (opened.push(new MemoryStreamBridge()), opened.at(-1) as StreamBridge);
+    const bridge = portProvider(composition, SERVICE_PORTS.bridge) ? open<StreamBridge>(SERVICE_PORTS.bridge) : (opened.push(new MemoryStreamBridge(options.streamMemoryBytes === undefined ? {} : { maxBytes: options.streamMemoryBytes })), opened.at(-1) as StreamBridge);
     const http = open<HttpPort>(SERVICE_PORTS.http);
     let closing: Promise<void> | undefined;
     return { store, checkpointer, bridge, http, composition, close: () => (closing ??= closeAll(opened)) };

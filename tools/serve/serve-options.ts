@@ -11,6 +11,8 @@ export const DEFAULT_DB_URL = "sqlite:./.keel/keel.db";
 export const DEFAULT_MAX_TURNS = 500;
 /** `--jobs`: runs one worker executes at once (the RunManager's `jobs`). */
 export const DEFAULT_JOBS = 4;
+/** `--stream-memory-mb`: the in-memory stream bridge's byte budget, in MiB (kernel/runs/README.md). */
+export const DEFAULT_STREAM_MEMORY_MB = 64;
 
 /** Lease timing of the run service (kernel/runs/README.md); the env overrides exist for lease-expiry tests. */
 export interface LeaseTiming {
@@ -43,6 +45,8 @@ export interface ServeOptions {
   pluginFiles: string[];
   /** `--workspaces DIR`, absolute; absent: derived from `db` at start (tools/serve/storage-paths.ts). */
   workspaces?: string;
+  /** `--stream-memory-mb` in bytes: the in-memory stream bridge's budget (unused with `--redis` or a `--plugin` bridge). */
+  streamMemoryBytes: number;
   /** The OTLP/HTTP traces URL (`--otlp-endpoint`, else OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT); tracing is off without one. */
   otlpEndpoint?: string;
 }
@@ -62,6 +66,7 @@ export interface ServeFlags {
   plugin?: string[];
   workspaces?: string;
   "otlp-endpoint"?: string;
+  "stream-memory-mb"?: string;
 }
 
 /**
@@ -100,6 +105,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, c
     apiKeys,
     lease: leaseTiming(env),
     pluginFiles: flags.plugin ?? [],
+    streamMemoryBytes: integerFlag("--stream-memory-mb", flags["stream-memory-mb"], DEFAULT_STREAM_MEMORY_MB, 1, 1_048_576) * 1024 * 1024,
   };
   if (flags.redis !== undefined) options.redis = flags.redis;
   if (flags.workspaces !== undefined) {

@@ -58,7 +58,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
   };
   let services: Awaited<ReturnType<typeof openRunServices>>;
   try {
-    services = await openRunServices({ db: options.db, plugins, ...(options.redis !== undefined ? { redis: options.redis } : {}) });
+    services = await openRunServices({ db: options.db, plugins, streamMemoryBytes: options.streamMemoryBytes, ...(options.redis !== undefined ? { redis: options.redis } : {}) });
   } catch (error) {
     removeTemporary();
     await tracing.shutdown();

@@ -1,11 +1,10 @@
 import type { RunRecord } from "../../../kernel/runs/types.js";
-import { isEventId, ZERO_EVENT_ID } from "../../../kernel/runs/stream-event-id.js";
+import { ZERO_EVENT_ID } from "../../../kernel/runs/stream-event-id.js";
 import { gapEvent } from "../../../kernel/runs/stream-gap.js";
-import { HttpError } from "../http-errors.js";
 import { runPath } from "../run-admission.js";
 import { pipeRunEvents } from "../run-events.js";
 import { clientGone, finalValues } from "../final-values.js";
-import { openSse } from "../sse.js";
+import { openSse, readLastEventIdHeader } from "../sse.js";
 import { CancelQuery, JoinStreamQuery, RunListQuery, RunParams, ThreadParams, isTrue } from "../schemas.js";
 import { runToWire } from "../wire-records.js";
 import { ownedRun, ownedThread, type GatewayApp, type GatewayContext } from "../context.js";
@@ -36,12 +35,7 @@ export function registerRunReadRoutes(app: GatewayApp, ctx: GatewayContext): voi
 
   app.get("/threads/:tid/runs/:rid/stream", { schema: { params: RunParams, querystring: JoinStreamQuery } }, async (request, reply) => {
     const run = await ownedRun(ctx, request.params.tid, request.params.rid, request.user);
-    const header = request.headers["last-event-id"];
-    const lastEventId = (Array.isArray(header) ? header[0] : header)?.trim() || request.query.last_event_id || undefined;
-    if (lastEventId !== undefined && !isEventId(lastEventId)) {
-      const shown = String(lastEventId).slice(0, 64);
-      throw new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", `Last-Event-ID \`${shown}\` is not a stream event id (<ms>-<seq>)`, "/last_event_id");
-    }
+    const lastEventId = readLastEventIdHeader(request.headers, request.query.last_event_id);
     const queryModes = request.query.stream_mode;
     const modes = queryModes === undefined ? run.request.streamMode : Array.isArray(queryModes) ? queryModes : [queryModes];
     const gone = await streamIsGone(ctx, run);

@@ -40,6 +40,8 @@ import { bytesOf, type SqlExecutor, type SqlParam, type SqlRow, type SqlStatemen
 
 export const DEFAULT_SNAPSHOT_EVERY = 100;
 export const DEFAULT_HEAD_CACHE_SIZE = 256;
+/** 32 MiB: the head cache's bound in serialized bytes (a thread's values can be large: a 900 KiB input). */
+export const DEFAULT_HEAD_CACHE_BYTES = 32 * 1024 * 1024;
 const LIST_PAGE = 64;
 const IN_CHUNK = 400;
 
@@ -52,6 +54,8 @@ export interface KeelCheckpointSaverOptions {
   snapshotEvery?: number;
   /** Threads whose newest checkpoint's values are kept (references, not copies) to diff the next step against (default 256). */
   headCacheSize?: number;
+  /** …and at most this many bytes of them, as serialized when written (default 32 MiB); the least recently written thread goes first. */
+  headCacheBytes?: number;
   serde?: SerializerProtocol;
   /** The clock a lease's expiry is compared with (ms since the epoch; default `Date.now`). */
   now?: () => number;
@@ -63,6 +67,10 @@ interface Head {
   snapshotId: string;
   depth: number;
   values: ChannelValues;
+  /** Serialized bytes per channel (a splice adds its items' bytes: an upper bound). */
+  channelBytes: Record<string, number>;
+  /** Sum of `channelBytes`: what the head counts against `headCacheBytes`. */
+  bytes: number;
 }
 
 interface HeaderRow extends SqlRow {
@@ -102,6 +110,9 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
   readonly snapshotEvery: number;
   private readonly headCacheSize: number;
   private readonly heads = new Map<string, Head>();
+  private readonly headCacheBytes: number;
+  /** Bytes of the cached heads (sum of their `bytes`). */
+  private headBytes = 0;
   private readonly now: () => number;
   private ready: Promise<void>;
   /** The tables exist (what `whenReady` steps themselves wait for). */
@@ -117,6 +128,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
     if (!Number.isInteger(every) || every < 1) throw new RangeError(`snapshotEvery must be a positive integer, got ${every}`);
     this.snapshotEvery = every;
     this.headCacheSize = Math.max(0, options.headCacheSize ?? DEFAULT_HEAD_CACHE_SIZE);
+    this.headCacheBytes = Math.max(0, options.headCacheBytes ?? DEFAULT_HEAD_CACHE_BYTES);
     this.now = options.now ?? Date.now;
     const created = executor.exec(schemaSql(executor.dialect));
     this.created = created instanceof Promise ? created : Promise.resolve();
@@ -232,7 +244,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
     } catch (error) {
       if (!(error instanceof StaleHead)) throw error;
       // The cached parent changed under us (pruned or deleted elsewhere): store a snapshot.
-      this.heads.delete(key);
+      this.dropHead(key);
       await this.putRows({ threadId, ns, parentId, fence, prepared, metadata, key }, undefined);
     }
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: prepared.id } };
@@ -253,13 +265,19 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
     if (type !== metadataType) throw new Error("Failed to serialize the checkpoint and its metadata to the same type.");
     const valueParams: SqlParam[] = [];
     let valueRows = 0;
+    const channelBytes: Record<string, number> = { ...base?.channelBytes };
     for (const [channel, change] of changes) {
       if (change.op === "same") continue;
+      if (change.op === "unset") delete channelBytes[channel];
       const row: SqlParam[] = [threadId, ns, prepared.id, snapshotId, channel, change.op, null, null, null, null, fence?.runId ?? null, fence?.epoch ?? null];
-      if (change.op === "set") [row[8], row[9]] = await this.serde.dumpsTyped(change.value);
+      if (change.op === "set") {
+        [row[8], row[9]] = await this.serde.dumpsTyped(change.value);
+        channelBytes[channel] = byteLength(row[9]);
+      }
       if (change.op === "splice") {
         [row[6], row[7]] = [change.from, change.keep];
         [row[8], row[9]] = await this.serde.dumpsTyped(change.items);
+        channelBytes[channel] = (channelBytes[channel] ?? 0) + byteLength(row[9]);
       }
       valueParams.push(...row);
       valueRows += 1;
@@ -283,7 +301,8 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
       ? { sql: `SELECT 1 AS one FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND snapshot_id = ?`, params: [threadId, ns, base.checkpointId, base.snapshotId] }
       : undefined;
     await this.write({ fence, statements, ...(guard ? { guard } : {}) });
-    this.remember(put.key, { checkpointId: prepared.id, snapshotId, depth, values });
+    const bytes = Object.values(channelBytes).reduce((sum, n) => sum + n, 0);
+    this.remember(put.key, { checkpointId: prepared.id, snapshotId, depth, values, channelBytes, bytes });
   }
 
   override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
@@ -415,6 +434,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
   async close(): Promise<void> {
     await this.ready.catch(() => undefined);
     this.heads.clear();
+    this.headBytes = 0;
     await this.executor.close();
   }
 
@@ -439,15 +459,24 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
     });
   }
 
+  /** Cache a thread's head, newest last; the least recently written go while over `headCacheSize` threads or `headCacheBytes`. */
   private remember(key: string, head: Head): void {
-    if (this.headCacheSize === 0) return;
-    this.heads.delete(key);
+    this.dropHead(key);
+    if (this.headCacheSize === 0 || head.bytes > this.headCacheBytes) return;
     this.heads.set(key, head);
-    if (this.heads.size > this.headCacheSize) this.heads.delete(this.heads.keys().next().value!);
+    this.headBytes += head.bytes;
+    while (this.heads.size > this.headCacheSize || this.headBytes > this.headCacheBytes) this.dropHead(this.heads.keys().next().value!);
+  }
+
+  private dropHead(key: string): void {
+    const head = this.heads.get(key);
+    if (head === undefined) return;
+    this.heads.delete(key);
+    this.headBytes -= head.bytes;
   }
 
   private forget(threadId: string): void {
-    for (const key of [...this.heads.keys()]) if ((JSON.parse(key) as string[])[0] === threadId) this.heads.delete(key);
+    for (const key of [...this.heads.keys()]) if ((JSON.parse(key) as string[])[0] === threadId) this.dropHead(key);
   }
 
   /** One checkpoint's values: its chain's links and rows only. */
@@ -541,4 +570,10 @@ function toLinks(rows: readonly SqlRow[]): Map<string, HeaderLink> {
   return new Map(
     rows.map((r) => [String(r.checkpoint_id), { checkpointId: String(r.checkpoint_id), parentId: r.parent_checkpoint_id == null ? null : String(r.parent_checkpoint_id), snapshotId: String(r.snapshot_id) }]),
   );
+}
+
+/** Bytes of a serialized value (`dumpsTyped` gives a Uint8Array; a string is counted in UTF-8). */
+function byteLength(data: SqlParam): number {
+  if (data instanceof Uint8Array) return data.byteLength;
+  return typeof data === "string" ? Buffer.byteLength(data, "utf8") : 0;
 }

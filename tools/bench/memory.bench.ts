@@ -1,0 +1,153 @@
+/**
+ * Bounded memory on the default single server: a real `keel serve` (SQLite store and
+ * checkpoints, the in-memory stream bridge, the gateway on loopback) in a child process
+ * run with `--expose-gc`, given RUNS runs one after another, each on a fresh thread with a
+ * 900 KiB input through `POST /threads/:tid/runs/wait`. After a forced GC the child's RSS
+ * and heap are read at run CHECKPOINTS[0] and at the last run; the figure is their ratio
+ * (the target: RSS at run 1,000 ≤ RSS at run 100 + 10 %).
+ *
+ * Two variants, interleaved ROUNDS times, medians: the default byte budget (64 MiB), and
+ * no byte budget (`--stream-memory-mb 1048576`: only the 1,024-event cap, as before the
+ * budget existed) — the baseline that shows what the budget bounds; it stops at
+ * BASELINE_RUNS (its memory only grows, and each run costs ~0.3 s of CPU). Each child
+ * also reports the bridge's held bytes (`keel_stream_bridge_memory_bytes`) and its wall
+ * and CPU time per run.
+ *
+ * `KEEL_BENCH_MEMORY_RUNS` (default 1000), `KEEL_BENCH_MEMORY_BASELINE_RUNS` (default 300)
+ * and `KEEL_BENCH_MEMORY_ROUNDS` (default 1) scale it.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+
+const RUNS = positiveInt(process.env.KEEL_BENCH_MEMORY_RUNS, 1000);
+const BASELINE_RUNS = Math.min(RUNS, positiveInt(process.env.KEEL_BENCH_MEMORY_BASELINE_RUNS, 300));
+const ROUNDS = positiveInt(process.env.KEEL_BENCH_MEMORY_ROUNDS, 1);
+/** Where a child of `runs` runs measures; the first is the reference point. */
+const checkpoints = (runs: number) => [Math.min(100, runs), 300, 500, runs].filter((n, i, all) => n <= runs && all.indexOf(n) === i);
+const CHECKPOINTS = checkpoints(RUNS);
+const INPUT_BYTES = 900 * 1024;
+/** 1 TiB: no byte budget in practice (the flag's maximum). */
+const UNBOUNDED_MB = 1_048_576;
+
+interface Variant {
+  label: string;
+  streamMemoryMb: number;
+  runs: number;
+}
+
+const VARIANTS: Variant[] = [
+  { label: "no byte budget (1,024-event cap only: before)", streamMemoryMb: UNBOUNDED_MB, runs: BASELINE_RUNS },
+  { label: "64 MiB byte budget (default)", streamMemoryMb: 64, runs: RUNS },
+];
+
+interface Point {
+  runs: number;
+  rssMb: number;
+  heapMb: number;
+  bridgeMb: number;
+}
+
+interface ChildResult {
+  points: Point[];
+  wallMsPerRun: number;
+  cpuMsPerRun: number;
+}
+
+function positiveInt(raw: string | undefined, fallback: number): number {
+  const value = Number(raw);
+  return raw !== undefined && Number.isInteger(value) && value > 0 ? value : fallback;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const mb = (bytes: number) => bytes / (1024 * 1024);
+
+export async function benchMemory(): Promise<string[]> {
+  const started = performance.now();
+  const results = new Map<string, ChildResult[]>(VARIANTS.map((v) => [v.label, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const variant of round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) results.get(variant.label)!.push(await runChild(variant));
+  }
+  const first = CHECKPOINTS[0]!;
+  const lines = [
+    `memory: a keel serve child (SQLite, in-memory bridge, --expose-gc), up to ${RUNS} runs with ${INPUT_BYTES / 1024} KiB inputs on fresh threads via /runs/wait; RSS and heap after a forced GC; medians of ${ROUNDS} round(s)`,
+    `| variant | runs | ${CHECKPOINTS.map((n) => `RSS @${n} MiB`).join(" | ")} | RSS last / @${first} | heap @${first} → last MiB | bridge last MiB | wall ms/run | CPU ms/run |`,
+    `|---|---:|${CHECKPOINTS.map(() => "---:").join("|")}|---:|---:|---:|---:|---:|`,
+  ];
+  for (const variant of VARIANTS) {
+    const rounds = results.get(variant.label)!;
+    const at = (n: number, key: keyof Point) => {
+      const found = rounds.map((r) => r.points.find((p) => p.runs === n)?.[key]).filter((v): v is number => v !== undefined);
+      return found.length === 0 ? undefined : median(found);
+    };
+    const shown = (n: number, key: keyof Point, digits: number) => at(n, key)?.toFixed(digits) ?? "–";
+    const ratio = median(rounds.map((r) => r.points.at(-1)!.rssMb / r.points[0]!.rssMb));
+    lines.push(
+      `| ${variant.label} | ${variant.runs} | ${CHECKPOINTS.map((n) => shown(n, "rssMb", 0)).join(" | ")} | ${ratio.toFixed(3)} | ${shown(first, "heapMb", 0)} → ${shown(variant.runs, "heapMb", 0)} | ${shown(variant.runs, "bridgeMb", 1)} | ${median(rounds.map((r) => r.wallMsPerRun)).toFixed(1)} | ${median(rounds.map((r) => r.cpuMsPerRun)).toFixed(1)} |`,
+    );
+  }
+  lines.push(`target: RSS @${RUNS} ≤ RSS @${first} × 1.10 with the default budget (the last figure of its row); suite time ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  return lines;
+}
+
+/** One child process: a server with `variant`'s budget, RUNS runs, the measured points as JSON on stdout. */
+async function runChild(variant: Variant): Promise<ChildResult> {
+  const child = spawn(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "child", String(variant.streamMemoryMb), String(variant.runs)], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  if (code !== 0) throw new Error(`memory bench child exited with ${code}: ${out.slice(-500)}`);
+  return JSON.parse(out.trim().split("\n").at(-1)!) as ChildResult;
+}
+
+/** The child: start a server, run RUNS runs, measure at each checkpoint. */
+async function child(streamMemoryMb: number, runs: number): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error("run the memory bench child with --expose-gc");
+  const { resolveServeOptions } = await import("../serve/serve-options.js");
+  const { startServer } = await import("../serve/start-server.js");
+  const dir = mkdtempSync(join(tmpdir(), "keel-bench-memory-"));
+  const scenario = join(dir, "answer.scenario.json");
+  writeFileSync(scenario, JSON.stringify({ contract: "scenario", version: 1, name: "answer", stack: "lead", input: "Read this.", agents: { lead: { turns: [{ content: "Read it." }] } } }));
+  const options = resolveServeOptions({ port: "0", db: `sqlite:${join(dir, "keel.db")}`, model: `scripted:${scenario}`, bash: "off", "stream-memory-mb": String(streamMemoryMb) }, {}, dir);
+  const server = await startServer(options, { version: "bench", log: () => undefined, cwd: dir });
+  const json = { "content-type": "application/json" };
+  const points: Point[] = [];
+  const padding = "x".repeat(INPUT_BYTES - 16);
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  try {
+    const at = checkpoints(runs);
+    for (let run = 1; run <= runs; run++) {
+      const thread = (await (await fetch(`${server.url}/threads`, { method: "POST", headers: json, body: "{}" })).json()) as { thread_id: string };
+      const body = JSON.stringify({ assistant_id: "lead", input: { messages: [{ role: "user", content: `run ${String(run).padStart(6, "0")} ${padding}` }] } });
+      const answer = await fetch(`${server.url}/threads/${thread.thread_id}/runs/wait`, { method: "POST", headers: json, body });
+      if (answer.status !== 200) throw new Error(`run ${run}: ${answer.status} ${(await answer.text()).slice(0, 300)}`);
+      await answer.arrayBuffer();
+      if (at.includes(run)) {
+        for (let i = 0; i < 4; i++) {
+          gc();
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        const memory = process.memoryUsage();
+        const metrics = await (await fetch(`${server.url}/metrics`)).text();
+        const bridgeBytes = Number(/^keel_stream_bridge_memory_bytes (\S+)$/m.exec(metrics)?.[1] ?? Number.NaN);
+        points.push({ runs: run, rssMb: mb(memory.rss), heapMb: mb(memory.heapUsed), bridgeMb: mb(bridgeBytes) });
+      }
+    }
+    const used = process.cpuUsage(cpu);
+    const result: ChildResult = { points, wallMsPerRun: (performance.now() - started) / runs, cpuMsPerRun: (used.user + used.system) / 1000 / runs };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === "child") {
+  await child(Number(process.argv[3]), Number(process.argv[4]));
+  process.exit(0);
+}
