@@ -26,33 +26,13 @@ import { readWriteLog, workspacePlugin } from "../../plugins/workspace/index.js"
 import { collectEpochHistory, epochViolations } from "../../tools/testing/epoch-history.js";
 import { ScriptedChatModel, type ScriptedAgent } from "../../tools/testing/scripted-model.js";
 import { postgresUnavailable, PG_URL } from "../e2e/services.js";
+import { GatedModel } from "./gated-model.js";
 import { ManualClock, START_MS, storeWith, until } from "./run-manager-harness.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** A scripted model whose `gatedTurn`-th call waits for the test to open the gate. */
-class GatedModel extends ScriptedChatModel {
-  private calls = 0;
-  reachedGate = false;
-  private open!: () => void;
-  private readonly gate = new Promise<void>((resolve) => (this.open = resolve));
-  constructor(script: ScriptedAgent, private readonly gatedTurn: number) {
-    super({ script });
-  }
-  release(): void {
-    this.open();
-  }
-  override async _generate(...args: Parameters<ScriptedChatModel["_generate"]>) {
-    if (++this.calls === this.gatedTurn) {
-      this.reachedGate = true;
-      await this.gate;
-    }
-    return super._generate(...args);
-  }
-}
 
 const write = (content: string) => ({ toolCalls: [{ id: `write-${content}`, name: "write_file", args: { path: "a.txt", content } }] });
 
