@@ -191,6 +191,31 @@ for (const backend of pgSkip === null ? [sqlite, postgres] : [sqlite]) {
       expect(epochViolations(history)).toEqual([]);
     });
 
+    it("appendJournal with a fence: one transaction — refused for a stale epoch, another owner, an expired lease, an ended or unknown run", async () => {
+      const { store, close } = await backend.open();
+      cleanups.push(close);
+      const at = new Date(START_MS).toISOString();
+      await store.createThread({ threadId: "t1", owner: "alice", status: "idle", metadata: {}, createdAt: at, updatedAt: at });
+      await store.admitRun({ runId: "r1", threadId: "t1", assistantId: "lead", status: "pending", multitaskStrategy: "reject", epoch: 0, createdAt: at, updatedAt: at, user: "alice", request: { assistantId: "lead", input: "go" } });
+      const run = (await store.claimNext("t1", "worker-a", 30_000, START_MS))!;
+      const entry = (name: string): JournalEntry => ({ seq: 1, at, runId: "r1", agent: "lead", turn: 0, kind: "lifecycle", name, status: "ok", durationMs: 0, epoch: run.epoch });
+      const held = { owner: "worker-a", epoch: run.epoch, now: START_MS + 1_000 };
+      await store.appendJournal("r1", [entry("held"), { ...entry("held-2"), seq: 2 }], held);
+      const refused = (fence: typeof held, why: RegExp, runId = "r1") =>
+        expect(store.appendJournal(runId, [entry("late")], fence)).rejects.toMatchObject({ code: "KEEL_ERR_LEASE_FENCED", message: expect.stringMatching(why) });
+      await refused({ ...held, epoch: run.epoch + 1 }, /lease is at epoch 1/);
+      await refused({ ...held, owner: "worker-b" }, /held by worker-a/);
+      await refused({ ...held, now: START_MS + 30_000 }, /lease expired/);
+      await refused(held, /no such run/, "r-unknown");
+      expect(await store.completeRun("r1", "worker-a", run.epoch, { status: "success", outcome: { contract: "status", version: 2, status: "succeeded", stopReasons: [], text: "ok" } }, at)).toBe(true);
+      await refused(held, /run is success/);
+      const journal = await store.readJournal("r1");
+      expect(journal.map((e) => [e.name, e.epoch])).toEqual([["held", 1], ["held-2", 1]]);
+      // Unfenced appends are unchanged.
+      await store.appendJournal("r1", [{ ...entry("unfenced"), seq: 3 }]);
+      expect((await store.readJournal("r1")).map((e) => e.name)).toEqual(["held", "held-2", "unfenced"]);
+    });
+
     it("negative control: with the test-only switch KEEL_TEST_UNSAFE_NO_FENCING=1 the old owner's late writes land and the checker reports them", async () => {
       process.env[UNSAFE_NO_FENCING_ENV] = "1";
       try {
