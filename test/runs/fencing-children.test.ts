@@ -8,9 +8,6 @@
  * - delegation records carry both epochs: the child's lease@1 `epoch` and the parent's
  *   `parentEpoch`; a child's journal entries carry `epoch` (the run's) and `leaseEpoch`.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { afterEach, describe, expect, it } from "vitest";
 import { validate } from "../../contracts/registry.js";
@@ -24,12 +21,14 @@ import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import { RunManager } from "../../kernel/runs/run-manager.js";
 import { createRuntimeExecutor } from "../../kernel/runs/runtime-executor.js";
 import batchLeasing from "../../plugins/batch-leasing/index.js";
-import { closeCheckpointer, createCheckpointer, createSqlRunStore } from "../../plugins/store-sql/index.js";
+import type { KeelCheckpointSaver } from "../../plugins/store-sql/checkpoints/keel-saver.js";
 import subagents from "../../plugins/subagents/index.js";
 import { ScriptedChatModel, type ScriptedAgent } from "../../tools/testing/scripted-model.js";
+import { fenceBackends } from "./fence-backends.js";
 import { GatedModel, SignalWaitingModel } from "./gated-model.js";
 import { ManualClock, START_MS, storeWith, until } from "./run-manager-harness.js";
 
+const backends = await fenceBackends("keel_f_children");
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -130,38 +129,33 @@ describe("a child's writes are fenced by its parent's lease", () => {
     expect(((await runtime.getState("th")).delegations as Array<{ status: string }>).map((d) => d.status)).toEqual(["in_progress"]);
   });
 
-  it("store-sql's saver refuses the child's checkpoint write against the parent's run row, even while the local view says held", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "keel-fence-child-"));
-    const url = `sqlite:${path.join(dir, "keel.db")}`;
-    const store = await createSqlRunStore(url);
-    const checkpointer = await createCheckpointer(url);
-    cleanups.push(async () => {
-      await closeCheckpointer(checkpointer);
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+  for (const backend of backends) {
+    it(`store-sql's saver on ${backend.name} refuses the child's checkpoint write against the parent's run row, even while the local view says held`, async () => {
+      const { store, checkpointer, close } = await backend.open();
+      cleanups.push(close);
+      const now = new Date(START_MS).toISOString();
+      await store.createThread({ threadId: "th", owner: "alice", status: "idle", metadata: {}, createdAt: now, updatedAt: now });
+      await store.admitRun({ runId: "r1", threadId: "th", assistantId: "t", status: "pending", multitaskStrategy: "reject", epoch: 0, createdAt: now, updatedAt: now, user: "alice", request: { assistantId: "t", input: "go" } });
+      const claimed = (await store.claimNext("th", "worker-a", 30_000, START_MS))!;
+      expect(claimed.epoch).toBe(1);
+
+      const { runtime, children } = delegatingRuntime(checkpointer);
+      // A stale local view: always held; only the store can refuse.
+      const fence: RunFence = { runId: "r1", epoch: 1, held: true, assertHeld: () => undefined, now: () => START_MS };
+      const running = runtime.run({ threadId: "th", runId: "r1", input: "go", fence });
+      await until(() => children[0]?.reachedGate === true, "the child's model call");
+      const childThread = "th/lead/t1";
+      const before = await checkpointCount(checkpointer, childThread);
+      const rows = await (checkpointer as KeelCheckpointSaver).executor.all("SELECT DISTINCT run_id, epoch FROM keel_ckpt_checkpoints WHERE thread_id = ?", [childThread]);
+      expect(rows.map((r) => [r.run_id, Number(r.epoch)])).toEqual([["r1", 1]]);
+
+      // Another worker's reaper ended the parent run.
+      expect(await store.expireRun("r1", 1, { contract: "status", version: 2, status: "failed", stopReasons: [], text: "lease expired" }, START_MS + 30_001)).toBe(true);
+      children[0]!.release();
+      await expect(running).rejects.toMatchObject({ code: "KEEL_ERR_LEASE_FENCED", message: expect.stringMatching(/the run is error/) });
+      expect(await checkpointCount(checkpointer, childThread)).toBe(before);
     });
-    const now = new Date(START_MS).toISOString();
-    await store.createThread({ threadId: "th", owner: "alice", status: "idle", metadata: {}, createdAt: now, updatedAt: now });
-    await store.admitRun({ runId: "r1", threadId: "th", assistantId: "t", status: "pending", multitaskStrategy: "reject", epoch: 0, createdAt: now, updatedAt: now, user: "alice", request: { assistantId: "t", input: "go" } });
-    const claimed = (await store.claimNext("th", "worker-a", 30_000, START_MS))!;
-    expect(claimed.epoch).toBe(1);
-
-    const { runtime, children } = delegatingRuntime(checkpointer);
-    // A stale local view: always held; only the store can refuse.
-    const fence: RunFence = { runId: "r1", epoch: 1, held: true, assertHeld: () => undefined, now: () => START_MS };
-    const running = runtime.run({ threadId: "th", runId: "r1", input: "go", fence });
-    await until(() => children[0]?.reachedGate === true, "the child's model call");
-    const childThread = "th/lead/t1";
-    const before = await checkpointCount(checkpointer, childThread);
-    const rows = await checkpointer.executor.all("SELECT DISTINCT run_id, epoch FROM keel_ckpt_checkpoints WHERE thread_id = ?", [childThread]);
-    expect(rows.map((r) => [r.run_id, Number(r.epoch)])).toEqual([["r1", 1]]);
-
-    // Another worker's reaper ended the parent run.
-    expect(await store.expireRun("r1", 1, { contract: "status", version: 2, status: "failed", stopReasons: [], text: "lease expired" }, START_MS + 30_001)).toBe(true);
-    children[0]!.release();
-    await expect(running).rejects.toMatchObject({ code: "KEEL_ERR_LEASE_FENCED", message: expect.stringMatching(/the run is error/) });
-    expect(await checkpointCount(checkpointer, childThread)).toBe(before);
-  });
+  }
 
   it("delegation records carry the child's lease epoch and the parent's epoch; the child's journal entries both", async () => {
     const checkpointer = new MemorySaver();

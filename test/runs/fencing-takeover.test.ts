@@ -10,7 +10,6 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRequire } from "node:module";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
 import { compose } from "../../kernel/compose/index.js";
@@ -20,12 +19,11 @@ import { RunManager } from "../../kernel/runs/run-manager.js";
 import { createRuntimeExecutor } from "../../kernel/runs/runtime-executor.js";
 import type { JournalEntry, RunStore } from "../../kernel/runs/types.js";
 import { UNSAFE_NO_FENCING_ENV } from "../../kernel/ports/fence.js";
-import { closeCheckpointer, createCheckpointer, createSqlRunStore, type KeelCheckpointer } from "../../plugins/store-sql/index.js";
 import type { KeelCheckpointSaver } from "../../plugins/store-sql/checkpoints/keel-saver.js";
 import { readWriteLog, workspacePlugin } from "../../plugins/workspace/index.js";
 import { collectEpochHistory, epochViolations } from "../../tools/testing/epoch-history.js";
-import { ScriptedChatModel, type ScriptedAgent } from "../../tools/testing/scripted-model.js";
-import { postgresUnavailable, PG_URL } from "../e2e/services.js";
+import { ScriptedChatModel } from "../../tools/testing/scripted-model.js";
+import { fenceBackends, type FenceBackend as Backend } from "./fence-backends.js";
 import { GatedModel } from "./gated-model.js";
 import { ManualClock, START_MS, storeWith, until } from "./run-manager-harness.js";
 
@@ -35,58 +33,6 @@ afterEach(async () => {
 });
 
 const write = (content: string) => ({ toolCalls: [{ id: `write-${content}`, name: "write_file", args: { path: "a.txt", content } }] });
-
-interface Backend {
-  name: string;
-  open(): Promise<{ store: RunStore; checkpointer: KeelCheckpointer; close: () => Promise<void> }>;
-}
-
-const sqlite: Backend = {
-  name: "SQLite",
-  async open() {
-    const dir = mkdtempSync(path.join(tmpdir(), "keel-fence-takeover-"));
-    const url = `sqlite:${path.join(dir, "keel.db")}`;
-    const store = await createSqlRunStore(url);
-    const checkpointer = await createCheckpointer(url);
-    return {
-      store,
-      checkpointer,
-      close: async () => {
-        await closeCheckpointer(checkpointer);
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  },
-};
-
-const pgSkip = await postgresUnavailable(PG_URL);
-if (pgSkip !== null) console.warn(`fencing takeover: PostgreSQL cases skipped: ${pgSkip}`);
-
-/** Helper F's own database `keel_f`, created fresh for each test. */
-const postgres: Backend = {
-  name: "PostgreSQL",
-  async open() {
-    const { Client } = createRequire(import.meta.url)("pg") as { Client: new (o: { connectionString: string }) => { connect(): Promise<void>; query(q: string): Promise<unknown>; end(): Promise<void> } };
-    const admin = new Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query("drop database if exists keel_f with (force)");
-    await admin.query("create database keel_f");
-    await admin.end();
-    const url = new URL(PG_URL);
-    url.pathname = "/keel_f";
-    const store = await createSqlRunStore(url.toString());
-    const checkpointer = await createCheckpointer(url.toString());
-    return {
-      store,
-      checkpointer,
-      close: async () => {
-        await closeCheckpointer(checkpointer);
-        await store.close();
-      },
-    };
-  },
-};
 
 async function takeover(backend: Backend) {
   const { store, checkpointer, close } = await backend.open();
@@ -149,7 +95,7 @@ async function takeover(backend: Backend) {
   return { store, bridge, ckpt, root, logs, run1, run2, clockA, rowsOf, run1Checkpoints, run1Journal, run1Events };
 }
 
-for (const backend of pgSkip === null ? [sqlite, postgres] : [sqlite]) {
+for (const backend of await fenceBackends("keel_f")) {
   describe(`fencing: a run taken over mid-run on ${backend.name}`, () => {
     it("refuses every later write of the old owner; the new owner's history is intact", async () => {
       const t = await takeover(backend);
