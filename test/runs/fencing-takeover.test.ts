@@ -10,7 +10,6 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createRequire } from "node:module";
 import { emptyCheckpoint, uuid6 } from "@langchain/langgraph-checkpoint";
 import { afterEach, describe, expect, it } from "vitest";
 import { compose } from "../../kernel/compose/index.js";
@@ -20,12 +19,12 @@ import { RunManager } from "../../kernel/runs/run-manager.js";
 import { createRuntimeExecutor } from "../../kernel/runs/runtime-executor.js";
 import type { JournalEntry, RunStore } from "../../kernel/runs/types.js";
 import { UNSAFE_NO_FENCING_ENV } from "../../kernel/ports/fence.js";
-import { closeCheckpointer, createCheckpointer, createSqlRunStore, type KeelCheckpointer } from "../../plugins/store-sql/index.js";
 import type { KeelCheckpointSaver } from "../../plugins/store-sql/checkpoints/keel-saver.js";
 import { readWriteLog, workspacePlugin } from "../../plugins/workspace/index.js";
 import { collectEpochHistory, epochViolations } from "../../tools/testing/epoch-history.js";
-import { ScriptedChatModel, type ScriptedAgent } from "../../tools/testing/scripted-model.js";
-import { postgresUnavailable, PG_URL } from "../e2e/services.js";
+import { ScriptedChatModel } from "../../tools/testing/scripted-model.js";
+import { fenceBackends, type FenceBackend as Backend } from "./fence-backends.js";
+import { GatedModel } from "./gated-model.js";
 import { ManualClock, START_MS, storeWith, until } from "./run-manager-harness.js";
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -33,80 +32,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A scripted model whose `gatedTurn`-th call waits for the test to open the gate. */
-class GatedModel extends ScriptedChatModel {
-  private calls = 0;
-  reachedGate = false;
-  private open!: () => void;
-  private readonly gate = new Promise<void>((resolve) => (this.open = resolve));
-  constructor(script: ScriptedAgent, private readonly gatedTurn: number) {
-    super({ script });
-  }
-  release(): void {
-    this.open();
-  }
-  override async _generate(...args: Parameters<ScriptedChatModel["_generate"]>) {
-    if (++this.calls === this.gatedTurn) {
-      this.reachedGate = true;
-      await this.gate;
-    }
-    return super._generate(...args);
-  }
-}
-
 const write = (content: string) => ({ toolCalls: [{ id: `write-${content}`, name: "write_file", args: { path: "a.txt", content } }] });
-
-interface Backend {
-  name: string;
-  open(): Promise<{ store: RunStore; checkpointer: KeelCheckpointer; close: () => Promise<void> }>;
-}
-
-const sqlite: Backend = {
-  name: "SQLite",
-  async open() {
-    const dir = mkdtempSync(path.join(tmpdir(), "keel-fence-takeover-"));
-    const url = `sqlite:${path.join(dir, "keel.db")}`;
-    const store = await createSqlRunStore(url);
-    const checkpointer = await createCheckpointer(url);
-    return {
-      store,
-      checkpointer,
-      close: async () => {
-        await closeCheckpointer(checkpointer);
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  },
-};
-
-const pgSkip = await postgresUnavailable(PG_URL);
-if (pgSkip !== null) console.warn(`fencing takeover: PostgreSQL cases skipped: ${pgSkip}`);
-
-/** Helper F's own database `keel_f`, created fresh for each test. */
-const postgres: Backend = {
-  name: "PostgreSQL",
-  async open() {
-    const { Client } = createRequire(import.meta.url)("pg") as { Client: new (o: { connectionString: string }) => { connect(): Promise<void>; query(q: string): Promise<unknown>; end(): Promise<void> } };
-    const admin = new Client({ connectionString: PG_URL });
-    await admin.connect();
-    await admin.query("drop database if exists keel_f with (force)");
-    await admin.query("create database keel_f");
-    await admin.end();
-    const url = new URL(PG_URL);
-    url.pathname = "/keel_f";
-    const store = await createSqlRunStore(url.toString());
-    const checkpointer = await createCheckpointer(url.toString());
-    return {
-      store,
-      checkpointer,
-      close: async () => {
-        await closeCheckpointer(checkpointer);
-        await store.close();
-      },
-    };
-  },
-};
 
 async function takeover(backend: Backend) {
   const { store, checkpointer, close } = await backend.open();
@@ -169,7 +95,7 @@ async function takeover(backend: Backend) {
   return { store, bridge, ckpt, root, logs, run1, run2, clockA, rowsOf, run1Checkpoints, run1Journal, run1Events };
 }
 
-for (const backend of pgSkip === null ? [sqlite, postgres] : [sqlite]) {
+for (const backend of await fenceBackends("keel_f")) {
   describe(`fencing: a run taken over mid-run on ${backend.name}`, () => {
     it("refuses every later write of the old owner; the new owner's history is intact", async () => {
       const t = await takeover(backend);
@@ -209,6 +135,31 @@ for (const backend of pgSkip === null ? [sqlite, postgres] : [sqlite]) {
       expect(history.events.every((w) => w.epoch !== null)).toBe(true);
       expect(history.checkpoints.findLastIndex((w) => w.runId === t.run1.runId)).toBeLessThan(history.checkpoints.findIndex((w) => w.runId === t.run2.runId));
       expect(epochViolations(history)).toEqual([]);
+    });
+
+    it("appendJournal with a fence: one transaction — refused for a stale epoch, another owner, an expired lease, an ended or unknown run", async () => {
+      const { store, close } = await backend.open();
+      cleanups.push(close);
+      const at = new Date(START_MS).toISOString();
+      await store.createThread({ threadId: "t1", owner: "alice", status: "idle", metadata: {}, createdAt: at, updatedAt: at });
+      await store.admitRun({ runId: "r1", threadId: "t1", assistantId: "lead", status: "pending", multitaskStrategy: "reject", epoch: 0, createdAt: at, updatedAt: at, user: "alice", request: { assistantId: "lead", input: "go" } });
+      const run = (await store.claimNext("t1", "worker-a", 30_000, START_MS))!;
+      const entry = (name: string): JournalEntry => ({ seq: 1, at, runId: "r1", agent: "lead", turn: 0, kind: "lifecycle", name, status: "ok", durationMs: 0, epoch: run.epoch });
+      const held = { owner: "worker-a", epoch: run.epoch, now: START_MS + 1_000 };
+      await store.appendJournal("r1", [entry("held"), { ...entry("held-2"), seq: 2 }], held);
+      const refused = (fence: typeof held, why: RegExp, runId = "r1") =>
+        expect(store.appendJournal(runId, [entry("late")], fence)).rejects.toMatchObject({ code: "KEEL_ERR_LEASE_FENCED", message: expect.stringMatching(why) });
+      await refused({ ...held, epoch: run.epoch + 1 }, /lease is at epoch 1/);
+      await refused({ ...held, owner: "worker-b" }, /held by worker-a/);
+      await refused({ ...held, now: START_MS + 30_000 }, /lease expired/);
+      await refused(held, /no such run/, "r-unknown");
+      expect(await store.completeRun("r1", "worker-a", run.epoch, { status: "success", outcome: { contract: "status", version: 2, status: "succeeded", stopReasons: [], text: "ok" } }, at)).toBe(true);
+      await refused(held, /run is success/);
+      const journal = await store.readJournal("r1");
+      expect(journal.map((e) => [e.name, e.epoch])).toEqual([["held", 1], ["held-2", 1]]);
+      // Unfenced appends are unchanged.
+      await store.appendJournal("r1", [{ ...entry("unfenced"), seq: 3 }]);
+      expect((await store.readJournal("r1")).map((e) => e.name)).toEqual(["held", "held-2", "unfenced"]);
     });
 
     it("negative control: with the test-only switch KEEL_TEST_UNSAFE_NO_FENCING=1 the old owner's late writes land and the checker reports them", async () => {

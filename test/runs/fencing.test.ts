@@ -71,6 +71,36 @@ describe("the lease is lost locally before it expires", () => {
     expect((await s.manager.reapExpired()).map((r) => r.runId)).toEqual([run.runId]);
   });
 
+  it("a process resumed past its deadline (no tick came: SIGSTOP, GC pause) refuses its first write at once, and the run is aborted then", async () => {
+    const s = await started();
+    const thread = await s.thread();
+    // Ticks far apart: nothing runs in the background during the test, as in a paused process.
+    const worker = s.worker({ heartbeatMs: 20_000, leaseTtlMs: 30_000 });
+    managers.push(worker);
+    const run = await worker.createOrReject(thread, request(), { user: "alice" });
+    await until(() => s.executor.calls.length === 1, "the run to start");
+    const { io } = s.executor.call(run.runId);
+    s.clock.advance(25_000);
+    expect(() => io.fence!.assertHeld("a write after the pause")).toThrow(expect.objectContaining({ code: "KEEL_ERR_LEASE_FENCED", message: expect.stringMatching(/a write after the pause .* refused: the lease passed its local deadline/) }));
+    expect(io.signal.aborted).toBe(true);
+  });
+
+  it("a heartbeat that hangs does not keep the run alive: the next tick past the deadline stops it", async () => {
+    const s = await started();
+    const thread = await s.thread();
+    let calls = 0;
+    const hanging = storeWith(s.store, { heartbeat: () => { calls++; return new Promise<boolean>(() => undefined); } });
+    const worker = s.worker({ store: hanging, heartbeatMs: 5 });
+    managers.push(worker);
+    const run = await worker.createOrReject(thread, request(), { user: "alice" });
+    await until(() => calls === 1, "a heartbeat to hang");
+    const { io } = s.executor.call(run.runId);
+    expect(io.signal.aborted).toBe(false);
+    s.clock.advance(25_000);
+    await until(() => io.signal.aborted, "the run to be aborted while its heartbeat hangs");
+    expect(calls).toBe(1);
+  });
+
   it("journal entries carry the run's epoch", async () => {
     const s = await started();
     const thread = await s.thread();
