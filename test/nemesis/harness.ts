@@ -155,6 +155,11 @@ export class Nemesis {
     const result = checkHistory(history, view);
     this.figures.push({ scenario, result, ms: Date.now() - startedAt });
     console.log(summaryLine(scenario, result));
+    const statuses = new Map<string, number>();
+    for (const a of history.answers) statuses.set(`${a.op} ${a.status ?? (a.abandoned ? "abandoned" : "no answer")}`, (statuses.get(`${a.op} ${a.status ?? (a.abandoned ? "abandoned" : "no answer")}`) ?? 0) + 1);
+    console.log(`  answers: ${[...statuses].map(([k, v]) => `${k} ×${v}`).join(", ")}`);
+    const errors = [...new Set(history.answers.filter((a) => a.error !== undefined).map((a) => a.error))].slice(0, 3);
+    if (errors.length > 0) console.log(`  client errors: ${errors.join(" | ")}`);
     for (const v of result.violations.slice(0, 20)) console.log(`  ${v.kind}: ${v.message}`);
     return result;
   }

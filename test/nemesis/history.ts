@@ -190,32 +190,29 @@ function overlappingRuns(leases: Lease[], runs: StoredRun[]): Violation[] {
 function writesAfterFence(leases: Lease[], writes: AuditEvent[]): Violation[] {
   const violations: Violation[] = [];
   const leaseOf = new Map(leases.map((l) => [`${l.runId}@${l.epoch}`, l]));
-  // Lease order on each thread: by claim.
-  const orderOnThread = new Map<string, Lease[]>();
-  for (const lease of [...leases].sort((a, b) => a.claimedSeq - b.claimedSeq)) orderOnThread.set(lease.threadId, [...(orderOnThread.get(lease.threadId) ?? []), lease]);
-  const firstWriteOf = new Map<Lease, number>();
   const fenced = writes.filter((w) => w.runId !== null && w.epoch !== null).sort((a, b) => a.seq - b.seq);
+  const firstWriteOf = new Map<Lease, number>();
   for (const write of fenced) {
     const lease = leaseOf.get(`${write.runId}@${write.epoch}`);
-    if (lease === undefined) {
-      violations.push({ kind: "write_after_fence", runId: write.runId!, message: `${write.table} write #${write.seq} under run ${write.runId} epoch ${write.epoch}, a lease the store never granted` });
-      continue;
-    }
-    if (!firstWriteOf.has(lease)) firstWriteOf.set(lease, write.seq);
-    if (write.seq > lease.endedSeq) {
-      violations.push({ kind: "write_after_fence", threadId: lease.threadId, runId: lease.runId, message: `${write.table} write #${write.seq} under run ${lease.runId} epoch ${lease.epoch} after that lease ended at audit #${lease.endedSeq}` });
-    }
+    if (lease !== undefined && !firstWriteOf.has(lease)) firstWriteOf.set(lease, write.seq);
   }
   for (const write of fenced) {
     const lease = leaseOf.get(`${write.runId}@${write.epoch}`);
-    if (lease === undefined) continue;
-    const later = (orderOnThread.get(lease.threadId) ?? []).filter((l) => l.claimedSeq > lease.claimedSeq);
-    for (const next of later) {
-      const first = firstWriteOf.get(next);
-      if (first !== undefined && write.seq > first) {
-        violations.push({ kind: "write_after_fence", threadId: lease.threadId, runId: lease.runId, message: `${write.table} write #${write.seq} under run ${lease.runId} epoch ${lease.epoch} follows write #${first} of the later lease ${next.runId} epoch ${next.epoch} on thread ${lease.threadId}` });
-        break;
-      }
+    const what = `${write.table} write #${write.seq} under run ${write.runId} epoch ${write.epoch}`;
+    if (lease === undefined) {
+      violations.push({ kind: "write_after_fence", runId: write.runId!, message: `${what}, a lease the store never granted` });
+      continue;
+    }
+    if (write.seq > lease.endedSeq) {
+      violations.push({ kind: "write_after_fence", threadId: lease.threadId, runId: lease.runId, message: `${what} after that lease ended at audit #${lease.endedSeq}` });
+      continue;
+    }
+    // Leases on one thread are ordered by their claims: a later lease's first write fences every earlier lease.
+    const overtaken = leases
+      .filter((l) => l.threadId === lease.threadId && l.claimedSeq > lease.claimedSeq && (firstWriteOf.get(l) ?? Number.POSITIVE_INFINITY) < write.seq)
+      .sort((a, b) => firstWriteOf.get(a)! - firstWriteOf.get(b)!)[0];
+    if (overtaken !== undefined) {
+      violations.push({ kind: "write_after_fence", threadId: lease.threadId, runId: lease.runId, message: `${what} follows write #${firstWriteOf.get(overtaken)} of the later lease ${overtaken.runId} epoch ${overtaken.epoch} on thread ${lease.threadId}` });
     }
   }
   return violations;
