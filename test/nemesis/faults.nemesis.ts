@@ -63,10 +63,19 @@ describe.skipIf(unavailable !== null)("nemesis: faults on real workers, PostgreS
     await body().catch((error: unknown) => (failure = error));
     // Checked (and its figures printed) even when the body failed: the history says why.
     const result = await n.check(name, startedAt);
+    // A failed body may have left a worker dead or paused: the next scenario gets all three.
+    for (const workerName of ["A", "B", "C"]) {
+      const w = n.worker(workerName);
+      if (w.paused) w.kill("SIGCONT");
+      if (!w.alive) await restart(workerName);
+    }
     if (failure !== undefined) throw failure;
     return result;
   }
 
+  /** Workers that exited (a database or Redis fault must not end one), with their exit and last stderr. */
+  const exited = () =>
+    [A, B, C].filter((w) => !w.alive).map((w) => `${w.name} exited ${w.process.child.exitCode ?? w.process.child.signalCode}: ${w.process.output().stderr.trim().split("\n").slice(-3).join(" | ")}`);
   const expectClean = (result: CheckResult) => expect(result.violations.map((v) => `${v.kind}: ${v.message}`)).toEqual([]);
   const errorOf = (a: Answer) => (a.body as { __error__?: { error: string } } | undefined)?.__error__;
 
@@ -118,7 +127,7 @@ describe.skipIf(unavailable !== null)("nemesis: faults on real workers, PostgreS
       expect(before.status).toBe(200);
       n.closeGate(t);
       const runId = await runningRun(A, t);
-      await sleep(1_000); // in its bash call, at the gate
+      await n.inCommand(t); // in its bash call, at the gate
       const joined = n.rec.join(B, t, runId);
       const streamed = n.rec.stream(C, t, runId);
       await sleep(300);
@@ -152,7 +161,7 @@ describe.skipIf(unavailable !== null)("nemesis: faults on real workers, PostgreS
       const t = await n.newThread(B, n.freshKey());
       n.closeGate(t);
       const runId = await runningRun(A, t);
-      await sleep(1_000);
+      await n.inCommand(t);
       const lift = n.rec.fault("worker_kill", "A");
       await A.stop("SIGKILL");
       await n.waitForStatus(runId, TERMINAL, 25_000);
@@ -170,7 +179,7 @@ describe.skipIf(unavailable !== null)("nemesis: faults on real workers, PostgreS
       const t = await n.newThread(A, n.freshKey());
       n.closeGate(t);
       const runId = await runningRun(A, t);
-      await sleep(1_000);
+      await n.inCommand(t);
       const joined = n.rec.join(B, t, runId);
       const lift = n.rec.fault("worker_pause", "A");
       A.kill("SIGSTOP");
@@ -259,7 +268,7 @@ describe.skipIf(unavailable !== null)("nemesis: faults on real workers, PostgreS
       for (const t of threads) n.openGate(t);
       for (const runId of runIds) await n.waitForStatus(runId, TERMINAL, 30_000);
       await Promise.all(waiters);
-      for (const w of [A, B, C]) expect(w.alive).toBe(true);
+      expect(exited()).toEqual([]);
       const after = await n.rec.wait(C, threads[0]!);
       expect(after.status).toBe(200);
     });
@@ -302,7 +311,7 @@ describe.skipIf(unavailable !== null)("nemesis: faults on real workers, PostgreS
       n.openGate(t);
       await n.waitForStatus(runId, TERMINAL, 40_000);
       await joined;
-      for (const w of [A, B, C]) expect(w.alive).toBe(true);
+      expect(exited()).toEqual([]);
       const after = await n.rec.wait(B, t);
       expect(after.status).toBe(200);
     });
@@ -326,7 +335,7 @@ describe.skipIf(unavailable !== null)("nemesis: faults on real workers, PostgreS
       for (const t of threads) n.openGate(t);
       for (const runId of runIds) await n.waitForStatus(runId, TERMINAL, 30_000);
       await Promise.all(waiters);
-      for (const w of [A, B, C]) expect(w.alive).toBe(true);
+      expect(exited()).toEqual([]);
       const after = await n.rec.wait(C, threads[1]!);
       expect(after.status).toBe(200);
     });
@@ -467,7 +476,7 @@ describe.skipIf(unavailable !== null)("nemesis: faults on real workers, PostgreS
       const t = await n.newThread(U, n.freshKey());
       n.closeGate(t);
       const runId = await runningRun(U, t);
-      await sleep(1_000);
+      await n.inCommand(t);
       const lift = n.rec.fault("worker_pause", "U");
       U.kill("SIGSTOP");
       await n.waitForStatus(runId, TERMINAL, 25_000);

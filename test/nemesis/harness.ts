@@ -3,6 +3,7 @@
  * them with one shared workspaces directory, the recorder, the audit, and the checks.
  */
 import { mkdirSync, readdirSync, readlinkSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { tempDir } from "../e2e/serve-process.js";
@@ -102,6 +103,11 @@ export class Nemesis {
     return answer.threadId;
   }
 
+  /** Bounded wait until a run of `threadId` is inside its bash command (a process runs in the thread's workspace). */
+  async inCommand(threadId: string, ms = 20_000): Promise<void> {
+    await until(async () => processesIn(join(this.workspaces, threadId)).length > 0, `a bash command of thread ${threadId}`, ms, 50);
+  }
+
   /** Hold the thread's runs in their first bash call until `openGate`. */
   closeGate(threadId: string): void {
     mkdirSync(join(this.workspaces, threadId), { recursive: true });
@@ -154,7 +160,7 @@ export class Nemesis {
     });
     const result = checkHistory(history, view);
     this.figures.push({ scenario, result, ms: Date.now() - startedAt });
-    console.log(summaryLine(scenario, result));
+    console.log(`${summaryLine(scenario, result)}; load average ${loadavg()[0]!.toFixed(1)}`);
     const statuses = new Map<string, number>();
     for (const a of history.answers) statuses.set(`${a.op} ${a.status ?? (a.abandoned ? "abandoned" : "no answer")}`, (statuses.get(`${a.op} ${a.status ?? (a.abandoned ? "abandoned" : "no answer")}`) ?? 0) + 1);
     console.log(`  answers: ${[...statuses].map(([k, v]) => `${k} ×${v}`).join(", ")}`);
@@ -184,20 +190,32 @@ export class Nemesis {
   }
 }
 
+/** Pids of the processes whose working directory is inside `dir` (a run's bash command runs in its thread's workspace). */
+export function processesIn(dir: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (readlinkSync(`/proc/${entry}/cwd`).startsWith(dir)) found.push(Number(entry));
+    } catch {
+      /* gone, or not ours to read */
+    }
+  }
+  return found;
+}
+
 /**
  * Processes whose working directory is inside `dir` (a bash command of a killed worker
  * lives on: issue item 3) are SIGKILLed by pid.
  */
 export function killStrays(dir: string): number[] {
   const killed: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+  for (const pid of processesIn(dir)) {
     try {
-      if (!readlinkSync(`/proc/${entry}/cwd`).startsWith(dir)) continue;
-      process.kill(Number(entry), "SIGKILL");
-      killed.push(Number(entry));
+      process.kill(pid, "SIGKILL");
+      killed.push(pid);
     } catch {
-      /* gone, or not ours to read */
+      /* gone */
     }
   }
   return killed;

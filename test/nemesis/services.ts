@@ -2,19 +2,27 @@
  * The suite's own PostgreSQL cluster and Redis server, on private loopback ports, under a
  * temp directory. Every process is started here and stopped by its pid (`stopAll`).
  *
- * PostgreSQL: `initdb` + `pg_ctl start` from /usr/lib/postgresql/15/bin (or `KEEL_NEMESIS_PG_BIN`);
+ * PostgreSQL: `initdb` + `pg_ctl start` from the newest /usr/lib/postgresql/<version>/bin (or `KEEL_NEMESIS_PG_BIN`);
  * initdb refuses root, so as root the cluster runs as the `postgres` user. Trust auth on
  * loopback, one superuser `keel`, database `nemesis`, fsync off (a test cluster).
  * Redis: `redis-server` as a child of this process, no persistence: a restart is empty.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import pg from "pg";
 
-const PG_BIN = process.env.KEEL_NEMESIS_PG_BIN ?? "/usr/lib/postgresql/15/bin";
+/** `KEEL_NEMESIS_PG_BIN`, else the newest /usr/lib/postgresql/<version>/bin that has initdb (Debian's layout). */
+const PG_BIN = process.env.KEEL_NEMESIS_PG_BIN ?? newestPostgresBin() ?? "/usr/lib/postgresql/15/bin";
+
+function newestPostgresBin(): string | undefined {
+  const base = "/usr/lib/postgresql";
+  if (!existsSync(base)) return undefined;
+  const versions = readdirSync(base).filter((v) => existsSync(join(base, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a));
+  return versions[0] === undefined ? undefined : join(base, versions[0], "bin");
+}
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
