@@ -187,6 +187,11 @@ describe("nemesis history checker", () => {
     history.answers.push(answer({ op: "read_thread", threadId: "t1", status: 200, sentAt: 200 }));
     store.leftovers = { t1: { keel_ckpt_checkpoints: 3 } };
     expect(kinds(history, store)).toEqual([]);
+    // The runs admitted before the delete are purged: not a lost success, even though the id lives again.
+    store.runs = [];
+    expect(kinds(history, store)).toEqual([]);
+    history.answers.push(answer({ op: "create_run", threadId: "t1", runId: "r3", status: 200, sentAt: 300 }));
+    expect(kinds(history, store)).toEqual(["unstored_success"]);
   });
 });
 

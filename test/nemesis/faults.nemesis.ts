@@ -296,8 +296,7 @@ describe.skipIf(unavailable !== null)("nemesis: faults on real workers, PostgreS
     expectClean(result);
   });
 
-  // pending: issue item 1 (database faults never kill a worker)
-  pending("PostgreSQL stop and start while runs are in flight: no worker exits, runs end honestly, new runs work", async () => {
+  it("PostgreSQL stop and start while runs are in flight: no worker exits, runs end honestly, new runs work", async () => {
     const result = await scenario("pg-restart", async () => {
       const t = await n.newThread(A, n.freshKey());
       n.closeGate(t);

@@ -250,13 +250,18 @@ function goneAt(threadId: string, t: number, d: ReturnType<typeof deletions>): b
   return !(d.created.get(threadId) ?? []).some((c) => c >= lastDelete && c < t);
 }
 
+/** A delete of the thread was answered after `t`: what was admitted before may be purged. */
+function deletedSince(threadId: string, t: number, d: ReturnType<typeof deletions>): boolean {
+  return (d.deleted.get(threadId) ?? []).some((answeredAt) => answeredAt >= t);
+}
+
 function unstoredSuccesses(history: History, store: StoreView, d: ReturnType<typeof deletions>): Violation[] {
   const violations: Violation[] = [];
   const runs = new Map(store.runs.map((r) => [r.runId, r]));
   for (const answer of history.answers) {
     const claim = wasSuccessClaim(answer);
     if (claim === undefined) continue;
-    if (answer.threadId !== undefined && goneAt(answer.threadId, Number.POSITIVE_INFINITY, d)) continue; // deleted since: checked by deleted_thread_readable
+    if (answer.threadId !== undefined && deletedSince(answer.threadId, answer.sentAt, d)) continue; // deleted since: checked by deleted_thread_readable
     if (answer.runId === undefined) {
       violations.push({ kind: "unstored_success", answerId: answer.id, message: `answer #${answer.id} (${answer.method} ${answer.path}) claims ${claim} but names no run` });
       continue;
