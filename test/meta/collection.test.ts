@@ -24,6 +24,9 @@ describe("test collection", () => {
       expect(files.some((file) => file.endsWith("test/meta/collection.test.ts"))).toBe(true);
       expect(files.filter((file) => file.includes("/.keel/"))).toEqual([]);
       expect(files.filter((file) => file.includes("/dist/"))).toEqual([]);
+      // The nemesis suite has its own config (`npm run test:nemesis`); its checker's unit tests are in the default run.
+      expect(files.filter((file) => file.includes("/test/nemesis/"))).toEqual([]);
+      expect(files.some((file) => file.endsWith("test/nemesis-checker/history.test.ts"))).toBe(true);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
