@@ -13,7 +13,7 @@
  * also reports the bridge's held bytes (`keel_stream_bridge_memory_bytes`) and its wall
  * and CPU time per run.
  *
- * `KEEL_BENCH_MEMORY_RUNS` (default 1000), `KEEL_BENCH_MEMORY_BASELINE_RUNS` (default 300)
+ * `KEEL_BENCH_MEMORY_RUNS` (default 1000), `KEEL_BENCH_MEMORY_BASELINE_RUNS` (default 200)
  * and `KEEL_BENCH_MEMORY_ROUNDS` (default 1) scale it.
  */
 import { spawn } from "node:child_process";
@@ -24,10 +24,10 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 
 const RUNS = positiveInt(process.env.KEEL_BENCH_MEMORY_RUNS, 1000);
-const BASELINE_RUNS = Math.min(RUNS, positiveInt(process.env.KEEL_BENCH_MEMORY_BASELINE_RUNS, 300));
+const BASELINE_RUNS = Math.min(RUNS, positiveInt(process.env.KEEL_BENCH_MEMORY_BASELINE_RUNS, 200));
 const ROUNDS = positiveInt(process.env.KEEL_BENCH_MEMORY_ROUNDS, 1);
 /** Where a child of `runs` runs measures; the first is the reference point. */
-const checkpoints = (runs: number) => [Math.min(100, runs), 300, 500, runs].filter((n, i, all) => n <= runs && all.indexOf(n) === i);
+const checkpoints = (runs: number) => [Math.min(100, runs), 200, 500, runs].filter((n, i, all) => n <= runs && all.indexOf(n) === i);
 const CHECKPOINTS = checkpoints(RUNS);
 const INPUT_BYTES = 900 * 1024;
 /** 1 TiB: no byte budget in practice (the flag's maximum). */
