@@ -183,8 +183,7 @@ export class MemoryStreamBridge implements StreamBridge {
   async deleteRuns(runIds: readonly string[]): Promise<void> {
     this.assertOpen();
     for (const runId of runIds) {
-      this.logs.get(runId)?.cancelDrop?.();
-      this.logs.delete(runId);
+      this.dropLog(runId);
       this.wake(runId);
     }
   }

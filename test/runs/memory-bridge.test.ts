@@ -162,6 +162,23 @@ describe("MemoryStreamBridge byte budget", () => {
     await bridge.close();
   });
 
+  it("gives a deleted run's bytes back to the budget (a thread purge)", async () => {
+    const bridge = new MemoryStreamBridge({ maxBytes: 40 * KIB, maxEventBytes: 16 * KIB });
+    const [deleted, kept] = [newRunId(), newRunId()];
+    await bridge.publish(deleted, "values", blob(10 * KIB, "deleted"));
+    await bridge.end(deleted);
+    const keptEvent = await bridge.publish(kept, "values", blob(10 * KIB, "kept"));
+    const before = bridge.stats().bytes;
+    await bridge.deleteRuns([deleted]);
+    const after = bridge.stats();
+    expect(after.runs).toBe(1);
+    expect(before - after.bytes).toBeGreaterThan(10 * KIB);
+    // Two more live events fit now without evicting the kept one.
+    for (let i = 0; i < 2; i++) await bridge.publish(kept, "values", blob(10 * KIB, `more${i}`));
+    expect((await bridge.read(kept))[0]!.id).toBe(keptEvent.id);
+    await bridge.close();
+  });
+
   it("evicts ended runs' logs first, the oldest ended first, before any live event", async () => {
     const bridge = new MemoryStreamBridge({ maxBytes: 40 * KIB, maxEventBytes: 16 * KIB });
     const [live, endedFirst, endedSecond] = [newRunId(), newRunId(), newRunId()];
