@@ -12,13 +12,14 @@
  * - the watchdog gets SIGTERM, SIGINT or SIGHUP,
  * - the command's shell exits (what it left running in its group dies with it).
  *
- * It then reports the shell's exit and exits itself. No imports beyond Node's and two
+ * The command starts only once the worker knows its group (see GATE). It then reports
+ * the shell's exit and exits itself. No imports beyond Node's and two
  * small modules of this directory, so it starts fast.
  */
 import { spawn } from "node:child_process";
 import { Socket } from "node:net";
 import { treeUsage } from "./process-tree.js";
-import { KILL, type KillReason, type WatchdogMessage, type WatchdogSpec } from "./watchdog-protocol.js";
+import { GO, KILL, type KillReason, type WatchdogMessage, type WatchdogSpec } from "./watchdog-protocol.js";
 
 const spec = JSON.parse(process.argv[2] ?? "{}") as WatchdogSpec;
 /** fd 3: renewals and kill requests from the worker. fd 4: reports to it (a separate pipe, so a failed write on one cannot discard what waits on the other). */
@@ -42,8 +43,16 @@ for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
   process.on(signal, () => stop("signal", `the command's watchdog got ${signal}`));
 }
 
-const child = spawn("bash", ["-c", spec.command], { cwd: spec.cwd, detached: true, stdio: ["ignore", 1, 2] });
+/**
+ * The command waits at a gate (its fd 3) until the worker has heard of its group (`g`):
+ * a command never runs before the worker could kill its group itself. A gate that closes
+ * unopened (the watchdog died) runs nothing.
+ */
+const GATE = 'read -r -u 3 _ || exit 125; exec 3<&-; exec bash -c "$1"';
+const child = spawn("bash", ["-c", GATE, "bash", spec.command], { cwd: spec.cwd, detached: true, stdio: ["ignore", 1, 2, "pipe"] });
 const pgid = child.pid;
+const gate = child.stdio[3] as Socket | null;
+gate?.on("error", () => undefined); // the command died before the gate opened
 
 function killGroup(): void {
   if (pgid === undefined) return;
@@ -73,6 +82,7 @@ timers.push(deadline);
 control.on("data", (chunk: Buffer) => {
   deadline.refresh();
   if (chunk.includes(KILL)) stop("cancelled", "the worker cancelled the command");
+  else if (chunk.includes(GO) && gate !== null && !gate.destroyed) gate.end("go\n");
 });
 control.on("end", () => stop("watchdog", "the worker closed the command's control pipe (it exited or died)"));
 control.on("close", () => stop("watchdog", "the worker closed the command's control pipe (it exited or died)"));

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { ToolOutput } from "../../kernel/plugin/types.js";
 import { bashResult, KILL_CODES, type BashArtifact } from "./bash-result.js";
 import { errorResult } from "./tool-results.js";
-import { KILL, RENEW, type WatchdogMessage, type WatchdogSpec } from "./watchdog-protocol.js";
+import { GO, KILL, RENEW, type WatchdogMessage, type WatchdogSpec } from "./watchdog-protocol.js";
 
 /** How long output may still arrive after the watchdog exited before the pipes are closed. */
 const EXIT_GRACE_MS = 1000;
@@ -151,7 +151,9 @@ export function runRealBash(command: string, options: RealBashOptions): Promise<
         if (message.event === "started") {
           pgid = message.pid;
           live.pgid = pgid;
+          // Open the command's gate only now that this process can kill its group itself.
           if (options.signal.aborted) onAbort();
+          else if (control.writable) control.write(GO);
         } else if (message.event === "killed") {
           // A cancellation seen here first keeps its own wording.
           if (killed === undefined) killed = { reason: message.reason, detail: message.detail };

@@ -1,6 +1,7 @@
 /**
  * What the worker and a command's watchdog (`command-watchdog.ts`) say to each other: on
- * the watchdog's fd 3 the worker writes `.` (renewal) and `k` (kill); on fd 4 the
+ * the watchdog's fd 3 the worker writes `.` (renewal), `k` (kill) and `g` (go: the
+ * answer to `started`); on fd 4 the
  * watchdog reports with one JSON object per line.
  */
 
@@ -31,3 +32,5 @@ export type WatchdogMessage =
 
 export const RENEW = ".";
 export const KILL = "k";
+/** The worker's answer to `started`: it knows the group now, the command may run. */
+export const GO = "g";
