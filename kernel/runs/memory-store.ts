@@ -8,8 +8,8 @@ import { isDeepStrictEqual } from "node:util";
 import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
 import { KeelError } from "../errors.js";
 import type { StatusV2Payload } from "../loop/status.js";
-import { replacesActive, runLimitError } from "./admission.js";
-import type { AdmissionLimits, AdmissionResult, JournalEntry, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "./types.js";
+import { replacesActive, runLimitError, startedAtAdmission } from "./admission.js";
+import type { AdmissionLimits, AdmissionResult, AdmissionStart, JournalEntry, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "./types.js";
 
 /** A stored run (its admission order is `record.sequence`); `scheduled` when the admission gave it a `dueAt`. */
 interface StoredRun {
@@ -98,7 +98,7 @@ export class MemoryRunStore implements RunStore {
     return this.threads.delete(threadId);
   }
 
-  async admitRun(run: RunRecord, limits: AdmissionLimits = {}): Promise<AdmissionResult> {
+  async admitRun(run: RunRecord, limits: AdmissionLimits = {}, start?: AdmissionStart): Promise<AdmissionResult> {
     if (!this.threads.has(run.threadId)) {
       throw new KeelError("KEEL_ERR_STORE_THREAD_NOT_FOUND", `thread \`${run.threadId}\` does not exist`);
     }
@@ -121,7 +121,7 @@ export class MemoryRunStore implements RunStore {
       if (counted >= limits.maxActivePerUser) throw runLimitError(run.user, counted, limits.maxActivePerUser);
     }
     const { owner: _owner, leaseExpiresAt: _lease, outcome: _outcome, sequence: _sequence, ...rest } = jsonCopy(run);
-    const record: RunRecord = { ...rest, status: "pending", dueAt, sequence: ++this.admissions };
+    const record: RunRecord = { ...rest, status: "pending", dueAt, sequence: ++this.admissions, ...startedAtAdmission(run, active, start) };
     this.runs.set(run.runId, { record, scheduled: run.dueAt !== undefined });
     return { ok: true, run: jsonCopy(record), active: jsonCopy(active) };
   }
