@@ -1,7 +1,7 @@
 /** Admission helpers: the thread's owner, the new record, and the per-user limit error the stores raise. */
 import { KeelError } from "../errors.js";
 import type { Clock } from "../loop/run-scope.js";
-import type { MultitaskStrategy, RunRecord, RunRequest, RunStore, ThreadRecord } from "./types.js";
+import type { AdmissionStart, MultitaskStrategy, RunRecord, RunRequest, RunStore, ThreadRecord } from "./types.js";
 
 /** The thread, when it exists and belongs to `user`; others get the same 404 as a missing one. */
 export async function ownedThread(store: RunStore, threadId: string, user: string): Promise<ThreadRecord> {
@@ -29,6 +29,18 @@ export function newRunRecord(input: { runId: string; threadId: string; user: str
 /** KEEL_ERR_RUN_LIMIT for a user at the limit (thrown by the stores inside admission). */
 export function runLimitError(user: string, active: number, limit: number): KeelError {
   return new KeelError("KEEL_ERR_RUN_LIMIT", `user \`${user}\` already has ${active} pending or running runs (limit ${limit}); wait for one to finish or cancel one`);
+}
+
+/** What the stores write to start an admitted run at once (`AdmissionStart`), when it may be: else null. */
+export function startedAtAdmission(run: RunRecord, active: readonly RunRecord[], start: AdmissionStart | undefined): Pick<RunRecord, "status" | "owner" | "epoch" | "leaseExpiresAt" | "updatedAt"> | null {
+  if (!start || active.length > 0 || run.dueAt !== undefined) return null;
+  return {
+    status: "running",
+    owner: start.owner,
+    epoch: run.epoch + 1,
+    leaseExpiresAt: new Date(start.now + start.ttlMs).toISOString(),
+    updatedAt: new Date(start.now).toISOString(),
+  };
 }
 
 /** Whether `run` replaces its thread's active runs (so they do not count against the user's limit). */

@@ -2,6 +2,8 @@
  * This worker's side of the claim queue (kernel/runs/README.md, "The claim queue"): it
  * claims due pending runs from the store (`RunStore.claimDue`, atomic across workers)
  * and starts them while it runs fewer than `jobs`, so one worker never takes them all.
+ * An admission on an idle thread with a free slot here starts its run in the admission
+ * transaction itself (`AdmissionStart`: no other worker's poll can take it in between).
  * It fills after every admission, every run that ends here, every reaped run, and every
  * `pollMs` — the poll is what picks up runs that no event of this worker concerns: runs
  * left pending by a worker that shut down or died, runs admitted by a worker that was
@@ -47,6 +49,21 @@ export class ClaimQueue {
   /** Free slots: `jobs` minus the runs executing here and the claims in flight. */
   get free(): number {
     return this.jobs - this.hooks.running() - this.reserved;
+  }
+
+  /**
+   * Take a free slot for a run this worker is admitting (it may start in the admission
+   * transaction, `AdmissionStart`); false when none is free. Give it back with `release()`
+   * once the run was launched or not started.
+   */
+  reserve(): boolean {
+    if (this.hooks.stopped() || this.free <= 0) return false;
+    this.reserved++;
+    return true;
+  }
+
+  release(): void {
+    this.reserved--;
   }
 
   /**

@@ -8,9 +8,9 @@ import { isDeepStrictEqual } from "node:util";
 import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
 import { KeelError } from "../errors.js";
 import type { StatusV2Payload } from "../loop/status.js";
-import { replacesActive, runLimitError, threadDeletedError } from "./admission.js";
+import { replacesActive, runLimitError, startedAtAdmission, threadDeletedError } from "./admission.js";
 import { assertJournalFence } from "./journal-fence.js";
-import type { AdmissionLimits, AdmissionResult, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "./types.js";
+import type { AdmissionLimits, AdmissionResult, AdmissionStart, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "./types.js";
 
 /** A stored run (its admission order is `record.sequence`); `scheduled` when the admission gave it a `dueAt`. */
 interface StoredRun {
@@ -122,7 +122,7 @@ export class MemoryRunStore implements RunStore {
       .map((s) => jsonCopy(s.record));
   }
 
-  async admitRun(run: RunRecord, limits: AdmissionLimits = {}): Promise<AdmissionResult> {
+  async admitRun(run: RunRecord, limits: AdmissionLimits = {}, start?: AdmissionStart): Promise<AdmissionResult> {
     if (!this.threads.has(run.threadId)) {
       throw new KeelError("KEEL_ERR_STORE_THREAD_NOT_FOUND", `thread \`${run.threadId}\` does not exist`);
     }
@@ -146,7 +146,7 @@ export class MemoryRunStore implements RunStore {
       if (counted >= limits.maxActivePerUser) throw runLimitError(run.user, counted, limits.maxActivePerUser);
     }
     const { owner: _owner, leaseExpiresAt: _lease, outcome: _outcome, sequence: _sequence, ...rest } = jsonCopy(run);
-    const record: RunRecord = { ...rest, status: "pending", dueAt, sequence: ++this.admissions };
+    const record: RunRecord = { ...rest, status: "pending", dueAt, sequence: ++this.admissions, ...startedAtAdmission(run, active, start) };
     this.runs.set(run.runId, { record, scheduled: run.dueAt !== undefined });
     return { ok: true, run: jsonCopy(record), active: jsonCopy(active) };
   }

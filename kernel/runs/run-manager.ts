@@ -21,7 +21,7 @@ import { guardServiceObserver } from "./run-service-observer.js";
 import { RunExecution } from "./run-execution.js";
 import { ThreadPurger, type ThreadDeletion } from "./thread-purge.js";
 import { resolveOptions, type ResolvedOptions, type RunManagerOptions } from "./run-manager-options.js";
-import type { JournalEntry, MultitaskStrategy, RunRecord, RunRecordStatus, RunRequest, StreamEvent, SubscribeOptions } from "./types.js";
+import type { AdmissionResult, JournalEntry, MultitaskStrategy, RunRecord, RunRecordStatus, RunRequest, StreamEvent, SubscribeOptions } from "./types.js";
 
 export type { RunManagerOptions } from "./run-manager-options.js";
 
@@ -184,8 +184,8 @@ export class RunManager {
 
     const record = newRunRecord({ runId: this.options.newRunId(), threadId, user: options.user, request: clean, strategy, clock: this.ctx.clock });
     if (options.dueAt !== undefined) record.dueAt = dueAtOf(options.dueAt);
-    // The per-user limit is counted inside the admission transaction, so a burst cannot overshoot it.
-    const admission = await this.ctx.store.admitRun(record, { maxActivePerUser: this.options.maxActiveRunsPerUser });
+    const admission = await this.admit(record);
+    if (admission.ok && admission.run.status === "running") return admission.run;
     if (!admission.ok) {
       // Only pending runs block: a queue left behind (e.g. by a shutdown) gets started.
       if (admission.active.status === "pending") void this.startNext();
@@ -371,6 +371,29 @@ export class RunManager {
       }
     }
     for (const run of others) await this.cancellation.cancel(run, strategy, strategy);
+  }
+
+  /**
+   * `store.admitRun` with the per-user limit (counted inside the admission transaction, so a
+   * burst cannot overshoot it) and, when this worker has a free slot, the start at admission:
+   * a run on an idle thread is inserted running under this worker's lease and launched here.
+   */
+  private async admit(record: RunRecord): Promise<AdmissionResult> {
+    const limits = { maxActivePerUser: this.options.maxActiveRunsPerUser };
+    if (!this.claims.reserve()) return this.ctx.store.admitRun(record, limits);
+    const admitting = (async () => {
+      try {
+        const admission = await this.ctx.store.admitRun(record, limits, { owner: this.workerId, ttlMs: this.options.leaseTtlMs, now: this.ctx.clock.now() });
+        if (admission.ok && admission.run.status === "running") this.launch(admission.run);
+        return admission;
+      } finally {
+        this.claims.release();
+      }
+    })();
+    // A shutdown waits for it: a run started here is then one of the runs it lets finish.
+    this.starting.add(admitting);
+    void admitting.catch(() => undefined).finally(() => this.starting.delete(admitting));
+    return admitting;
   }
 
   /** Fill this worker's free slots from the claim queue (claim-queue.ts); the runs it started. */

@@ -86,6 +86,18 @@ export interface AdmissionLimits {
   maxActivePerUser?: number;
 }
 
+/**
+ * Start the admitted run at once for `owner` — inserted `running`, epoch + 1, lease until
+ * now + ttl — when it is due at once (no `dueAt`) and its thread has no other pending or
+ * running run (so it is the thread's next run). In the admission transaction: no other
+ * worker can claim it first. Otherwise it is admitted `pending`, as without this.
+ */
+export interface AdmissionStart {
+  owner: string;
+  ttlMs: number;
+  now: number;
+}
+
 export interface RunStore {
   /** Create or migrate the schema. */
   init(): Promise<void>;
@@ -122,10 +134,10 @@ export interface RunStore {
   /**
    * Admission in one transaction holding a row lock on the thread: reads the thread's
    * pending and running runs; under `reject` with any active run, refuses; otherwise
-   * inserts `run` as `pending`. Persisted before it is visible; on failure nothing is.
-   * Throws `KEEL_ERR_STORE_THREAD_NOT_FOUND` for an unknown thread.
+   * inserts `run` as `pending` (or `running`, see `start`). Persisted before it is visible;
+   * on failure nothing is. Throws `KEEL_ERR_STORE_THREAD_NOT_FOUND` for an unknown thread.
    */
-  admitRun(run: RunRecord, limits?: AdmissionLimits): Promise<AdmissionResult>;
+  admitRun(run: RunRecord, limits?: AdmissionLimits, start?: AdmissionStart): Promise<AdmissionResult>;
   getRun(runId: string): Promise<RunRecord | null>;
   /** Newest first. */
   listRuns(threadId: string, options: { limit: number; offset: number; status?: RunRecordStatus }): Promise<RunRecord[]>;

@@ -16,8 +16,8 @@
  */
 import type { SqlEntityManager } from "@mikro-orm/better-sqlite";
 import { KeelError } from "../../kernel/errors.js";
-import { replacesActive, runLimitError, threadDeletedError } from "../../kernel/runs/admission.js";
-import type { AdmissionLimits, AdmissionResult, RunRecord } from "../../kernel/runs/types.js";
+import { replacesActive, runLimitError, startedAtAdmission, threadDeletedError } from "../../kernel/runs/admission.js";
+import type { AdmissionLimits, AdmissionResult, AdmissionStart, RunRecord } from "../../kernel/runs/types.js";
 import { RUNS_TABLE, THREADS_TABLE, type RunRow } from "./entities.js";
 import { admittedRunRow, rawToRun, rowToRun, type RawRunRow } from "./records.js";
 import { immediateTransaction, prepared, type SqliteDatabase } from "./sqlite-database.js";
@@ -58,7 +58,7 @@ function refusal(run: RunRecord, active: RunRecord[]): AdmissionResult | null {
   return null;
 }
 
-export function admitOnSqlite(db: SqliteDatabase, run: RunRecord, limits: AdmissionLimits): Promise<AdmissionResult> {
+export function admitOnSqlite(db: SqliteDatabase, run: RunRecord, limits: AdmissionLimits, start?: AdmissionStart): Promise<AdmissionResult> {
   return immediateTransaction(db, () => {
     const thread = prepared(db, THREAD_EXISTS).get(run.threadId) as { status: string } | undefined;
     if (thread === undefined) throw threadNotFound(run.threadId);
@@ -70,13 +70,13 @@ export function admitOnSqlite(db: SqliteDatabase, run: RunRecord, limits: Admiss
       const counted = Number((prepared(db, userSql(run)).get(...userParams(run)) as { n: number }).n);
       if (counted >= limits.maxActivePerUser) throw runLimitError(run.user, counted, limits.maxActivePerUser);
     }
-    const row = admittedRunRow(run);
+    const row = admittedRunRow(run, startedAtAdmission(run, active, start));
     row.id = Number(prepared(db, INSERT_RUN).run(...insertParams(row)).lastInsertRowid);
     return { ok: true, run: rowToRun(row), active };
   });
 }
 
-export function admitOnPostgres(em: SqlEntityManager, run: RunRecord, limits: AdmissionLimits): Promise<AdmissionResult> {
+export function admitOnPostgres(em: SqlEntityManager, run: RunRecord, limits: AdmissionLimits, start?: AdmissionStart): Promise<AdmissionResult> {
   return em.transactional(async (tx) => {
     const locked = await tx.execute<Array<{ status: string }>>(`${THREAD_EXISTS} for update`, [run.threadId], "all");
     if (locked.length !== 1) throw threadNotFound(run.threadId);
@@ -90,7 +90,8 @@ export function admitOnPostgres(em: SqlEntityManager, run: RunRecord, limits: Ad
       const counted = Number(n);
       if (counted >= limits.maxActivePerUser) throw runLimitError(run.user, counted, limits.maxActivePerUser);
     }
-    const row = admittedRunRow(run);
+    // The thread row is locked and has no active run: no claim or other admission can make one running meanwhile.
+    const row = admittedRunRow(run, startedAtAdmission(run, active, start));
     const [inserted] = await tx.execute<[{ id: number | string }]>(`${INSERT_RUN} returning id`, insertParams(row), "all");
     row.id = Number(inserted.id);
     return { ok: true, run: rowToRun(row), active };

@@ -25,9 +25,12 @@ export function rowToThread(row: ThreadRow): ThreadRecord {
   };
 }
 
-/** The row of a newly admitted run: `pending`, with no lease and no outcome whatever the caller passed. */
-export function admittedRunRow(run: RunRecord): RunRow {
-  return {
+/**
+ * The row of a newly admitted run: `pending`, with no lease and no outcome whatever the
+ * caller passed — or `running` under the lease `started` gives (a start at admission).
+ */
+export function admittedRunRow(run: RunRecord, started: Pick<RunRecord, "status" | "owner" | "epoch" | "leaseExpiresAt" | "updatedAt"> | null = null): RunRow {
+  const row: RunRow = {
     runId: run.runId,
     threadId: run.threadId,
     assistantId: run.assistantId,
@@ -44,6 +47,8 @@ export function admittedRunRow(run: RunRecord): RunRow {
     userId: run.user,
     request: JSON.stringify(run.request),
   };
+  if (started) Object.assign(row, { status: started.status, owner: started.owner, epoch: started.epoch, leaseExpiresAt: started.leaseExpiresAt, updatedAt: started.updatedAt });
+  return row;
 }
 
 export function rowToRun(row: RunRow): RunRecord {

@@ -4,6 +4,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURES, startServe, tempDir, type ServeProcess } from "./serve-process.js";
 import { PG_URL, REDIS_URL, servicesUnavailable } from "./services.js";
+import { scratchDatabase } from "../plugins/store-sql/scratch-database.js";
 
 const unavailable = await servicesUnavailable();
 
@@ -21,12 +22,15 @@ describe.skipIf(unavailable !== null)("two gateway workers on PostgreSQL and Red
   let dir: string;
   let a: ServeProcess;
   let b: ServeProcess;
+  let database: { url: string; drop: () => Promise<void> } | undefined;
 
   beforeAll(async () => {
     dir = tempDir("keel-e2e-mp-");
     const env = { KEEL_API_KEYS: `key-mp:${user}`, KEEL_LEASE_TTL_MS: "1500", KEEL_HEARTBEAT_MS: "300", KEEL_REAPER_MS: "300" };
     // One workspaces directory for both workers: they serve the same threads.
-    const common = ["--port", "0", "--db", PG_URL, "--redis", REDIS_URL, "--workspaces", join(dir, "workspaces")];
+    // A database of its own: every worker claims any pending run of its database (the claim queue).
+    database = await scratchDatabase(PG_URL, "keel_e2e_mp");
+    const common = ["--port", "0", "--db", database.url, "--redis", REDIS_URL, "--workspaces", join(dir, "workspaces")];
     // One after the other: each runs the schema migrations at start.
     a = await startServe([...common, "--model", `scripted:${join(FIXTURES, "hang.scenario.json")}`], { cwd: dir, env });
     b = await startServe([...common, "--model", `scripted:${join(FIXTURES, "steps.scenario.json")}`], { cwd: dir, env });
@@ -34,6 +38,7 @@ describe.skipIf(unavailable !== null)("two gateway workers on PostgreSQL and Red
 
   afterAll(async () => {
     await Promise.all([a?.stop("SIGTERM"), b?.stop("SIGTERM")]);
+    await database?.drop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

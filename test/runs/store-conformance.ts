@@ -562,6 +562,27 @@ export function describeRunStoreConformance(name: string, makeStore: () => Promi
         expect((await queue.claimDue("w", TTL, T0 + 10_000))?.runId).toBe(scheduled.runId);
       });
 
+      it("starts an admitted run in the admission for the given worker when its thread is idle and it is due at once", async () => {
+        const { queue } = await emptyQueue();
+        const [idle, scheduled] = await Promise.all([0, 1].map(() => queue.createThread(makeThread())));
+        const now = T0 + 100;
+        const start = { owner: "worker-1", ttlMs: TTL, now };
+        const requested = makeRun(idle!.threadId, "enqueue", T0);
+        const result = await queue.admitRun(requested, {}, start);
+        expect(result).toEqual({
+          ok: true,
+          run: { ...requested, status: "running", owner: "worker-1", epoch: 1, leaseExpiresAt: iso(now + TTL), updatedAt: iso(now), dueAt: iso(T0), sequence: expect.any(Number) },
+          active: [],
+        });
+        expect(result.ok && (await queue.getRun(requested.runId))).toEqual(result.ok && result.run);
+        // Behind an active run, or scheduled for later: admitted pending.
+        const queued = await queue.admitRun(makeRun(idle!.threadId, "enqueue", T0 + 1), {}, start);
+        expect(queued.ok && queued.run.status).toBe("pending");
+        const later = await queue.admitRun(makeRun(scheduled!.threadId, "enqueue", T0 + 2, { dueAt: iso(T0 + 60_000) }), {}, start);
+        expect(later.ok && later.run.status).toBe("pending");
+        expect(await queue.claimDue("worker-2", TTL, now)).toBeNull();
+      });
+
       it("a run due at once is claimable by a claimer whose clock is behind its createdAt", async () => {
         const { queue } = await emptyQueue();
         const thread = await queue.createThread(makeThread());

@@ -26,8 +26,13 @@ if (skipReason !== null) {
     it("skipped", () => undefined);
   });
 } else {
-  describeRunStoreConformance("PostgreSQL", () => createSqlRunStore(PG_URL), {
-    makePeers: async () => [await createSqlRunStore(PG_URL)],
+  // A database of this file's own: workers on a database claim every pending run in it, so
+  // the runs these tests leave pending must not sit in a database that servers use.
+  const { url: DB_URL, drop: dropDatabase } = await scratchDatabase(PG_URL, "keel_store_sql");
+  afterAll(() => dropDatabase());
+
+  describeRunStoreConformance("PostgreSQL", () => createSqlRunStore(DB_URL), {
+    makePeers: async () => [await createSqlRunStore(DB_URL)],
     // A scratch database per call, with two stores (two pools) on it.
     makeEmptyStores: async () => {
       const { url, drop } = await scratchDatabase(PG_URL, "keel_queue");
@@ -113,8 +118,8 @@ if (skipReason !== null) {
     });
 
     it("admits on other threads while one thread's admission lock is held: no lock shared by all admissions", async () => {
-      const store = await createSqlRunStore(PG_URL);
-      const holder = new Client({ connectionString: PG_URL });
+      const store = await createSqlRunStore(DB_URL);
+      const holder = new Client({ connectionString: DB_URL });
       await holder.connect();
       try {
         const [a, b] = [randomUUID(), randomUUID()];
@@ -135,8 +140,8 @@ if (skipReason !== null) {
     });
 
     it("under a per-user limit, serializes admissions of one user only", async () => {
-      const store = await createSqlRunStore(PG_URL);
-      const holder = new Client({ connectionString: PG_URL });
+      const store = await createSqlRunStore(DB_URL);
+      const holder = new Client({ connectionString: DB_URL });
       await holder.connect();
       try {
         const [x, y] = [`x-${randomUUID()}`, `y-${randomUUID()}`];
@@ -157,7 +162,7 @@ if (skipReason !== null) {
     });
 
     it("serves the store port from the plugin, waiting for the database", async () => {
-      const store = storeSqlPlugin.services!.store!({ url: PG_URL }) as RunStore;
+      const store = storeSqlPlugin.services!.store!({ url: DB_URL }) as RunStore;
       try {
         const threadId = randomUUID();
         await store.createThread({ threadId, owner: "u", status: "idle", metadata: {}, createdAt: "2030-01-01T00:00:00.000Z", updatedAt: "2030-01-01T00:00:00.000Z" });
@@ -169,7 +174,7 @@ if (skipReason !== null) {
 
     it("checkpoints a LangGraph graph with the Keel checkpointer on PostgreSQL, readable from a new saver", async () => {
       const config = { configurable: { thread_id: randomUUID() } };
-      const first = await createCheckpointer(PG_URL);
+      const first = await createCheckpointer(DB_URL);
       try {
         expect(await countingGraph(first).invoke({ count: 1 }, config)).toEqual({ count: 2 });
         expect(await countingGraph(first).invoke({ count: 10 }, config)).toEqual({ count: 13 });
@@ -177,7 +182,7 @@ if (skipReason !== null) {
         await closeCheckpointer(first);
       }
       // The port's saver defers its calls until setup finished.
-      const second = storeSqlPlugin.services!.checkpointer!({ url: PG_URL }) as BaseCheckpointSaver;
+      const second = storeSqlPlugin.services!.checkpointer!({ url: DB_URL }) as BaseCheckpointSaver;
       try {
         expect((await countingGraph(second).getState(config)).values).toEqual({ count: 13 });
       } finally {
