@@ -22,7 +22,8 @@ export async function joinRun(ctx: ManagerContext, runId: string, signal?: Abort
   if (!run) throw new KeelError("KEEL_ERR_RUN_NOT_FOUND", `run \`${runId}\` does not exist`);
   // A finished run whose stream is no longer retained (dropped after its retention
   // period, or a bridge restarted since): the durable record is all there is.
-  if (isTerminal(run.status) && (await readOrEmpty(ctx, runId)).length === 0) return run;
+  // (A bridge that cannot be read at all throws here: KEEL_ERR_STREAM_UNAVAILABLE, 503, retry.)
+  if (isTerminal(run.status) && (await ctx.bridge.read(runId)).length === 0) return run;
 
   const stop = new AbortController();
   const { signal: linked, release } = linkedSignal([signal, stop.signal]);
@@ -84,14 +85,6 @@ export function pause(ms: number, signal: AbortSignal): Promise<boolean> {
     };
     signal.addEventListener("abort", onAbort, { once: true });
   });
-}
-
-async function readOrEmpty(ctx: ManagerContext, runId: string) {
-  try {
-    return await ctx.bridge.read(runId);
-  } catch {
-    return []; // the bridge is down: the terminal record is the answer
-  }
 }
 
 function joinAborted(runId: string): KeelError {

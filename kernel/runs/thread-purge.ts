@@ -20,7 +20,8 @@ import type { RunRecord } from "./types.js";
 export const DELETE_WAIT_MS = 10_000;
 /** How often the purge looks at the runs it cancelled, and how often it cancels again those still active. */
 const POLL_MS = 50;
-const RECANCEL_MS = 5_000;
+/** A cancel that changed nothing in this long (real time) is sent again: a control message may be lost between a claim and the owner's subscription. */
+const RECANCEL_MS = 1_000;
 /** Runs read per page when collecting a thread's run ids. */
 const PAGE = 500;
 
@@ -114,7 +115,8 @@ export class ThreadPurger {
 
   /** Poll until one of `runs` is no longer as it was read (true), or `RECANCEL_MS` passed (false). */
   private async untilChanged(runs: readonly RunRecord[]): Promise<boolean> {
-    for (let polls = 0; polls < RECANCEL_MS / POLL_MS; polls++) {
+    const since = Date.now();
+    while (Date.now() - since < RECANCEL_MS) {
       await delay(POLL_MS);
       for (const run of runs) {
         const now = await this.ctx.store.getRun(run.runId);

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { RunRecord, StreamEvent } from "../../kernel/runs/types.js";
 import type { RunManager } from "../../kernel/runs/run-manager.js";
 import type { SseSession } from "./sse.js";
+import { linkedSignal } from "../../kernel/runs/follow-log.js";
 
 /** Events every stream carries whatever modes were asked for. */
 const ALWAYS = new Set(["metadata", "error", "gap", "end"]);
@@ -48,8 +49,8 @@ export async function pipeRunEvents(session: SseSession, runs: RunManager, run: 
     lostEnd.abort();
   });
   const received: Array<Pick<StreamEvent, "event">> = [];
+  const { signal, release } = linkedSignal([session.signal, lostEnd.signal]);
   try {
-    const signal = AbortSignal.any([session.signal, lostEnd.signal]);
     const events = runs.stream(run.runId, { ...(options.lastEventId ? { lastEventId: options.lastEventId } : {}), signal });
     for await (const event of events) {
       if (event.event === "metadata" || event.event === "error") received.push(event);
@@ -68,6 +69,7 @@ export async function pipeRunEvents(session: SseSession, runs: RunManager, run: 
     if (!session.signal.aborted) options.log.error({ err: error, runId: run.runId }, "run stream failed");
   } finally {
     stopWatching();
+    release();
     session.close();
   }
 }

@@ -60,7 +60,10 @@ export class RedisControlChannel {
 
   private connection(): Redis {
     if (this.subscriber) return this.subscriber;
-    const subscriber = this.redis.duplicate();
+    // No ready check (INFO): ioredis sends it only after its async client-info commands, and a
+    // SUBSCRIBE sent in that window puts the connection in subscriber mode first, so the check is
+    // refused ("Connection in subscriber mode") and every pending subscription fails with it.
+    const subscriber = this.redis.duplicate({ enableReadyCheck: false });
     subscriber.on("error", () => undefined); // a failed SUBSCRIBE rejects `listen`; ioredis resubscribes on reconnect
     subscriber.on("message", (channel: string, text: string) => this.receive(channel, text));
     return (this.subscriber = subscriber);
