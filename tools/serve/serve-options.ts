@@ -14,6 +14,8 @@ export const DEFAULT_MAX_TURNS = 500;
 export interface LeaseTiming {
   leaseTtlMs?: number;
   heartbeatMs?: number;
+  /** `KEEL_LEASE_MARGIN_MS`: how long before expiry a worker stops trusting its lease (kernel/runs/README.md, Fencing). */
+  leaseMarginMs?: number;
   reaperMs?: number;
 }
 
@@ -132,7 +134,7 @@ function integerFlag(name: string, raw: string | undefined, fallback: number, mi
   return value;
 }
 
-/** `KEEL_LEASE_TTL_MS`, `KEEL_HEARTBEAT_MS`, `KEEL_REAPER_MS`: test-only knobs (small values make lease expiry testable). */
+/** `KEEL_LEASE_TTL_MS`, `KEEL_HEARTBEAT_MS`, `KEEL_REAPER_MS`, `KEEL_LEASE_MARGIN_MS`: test-only knobs (small values make lease expiry testable). */
 function leaseTiming(env: NodeJS.ProcessEnv): LeaseTiming {
   const timing: LeaseTiming = {};
   const read = (name: string): number | undefined => {
@@ -145,6 +147,8 @@ function leaseTiming(env: NodeJS.ProcessEnv): LeaseTiming {
   const ttl = read("KEEL_LEASE_TTL_MS");
   const heartbeat = read("KEEL_HEARTBEAT_MS");
   const reaper = read("KEEL_REAPER_MS");
+  const margin = read("KEEL_LEASE_MARGIN_MS");
+  if (margin !== undefined) timing.leaseMarginMs = margin;
   if (ttl !== undefined) timing.leaseTtlMs = ttl;
   if (heartbeat !== undefined) timing.heartbeatMs = heartbeat;
   if (reaper !== undefined) timing.reaperMs = reaper;
