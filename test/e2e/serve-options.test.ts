@@ -37,6 +37,8 @@ describe("keel serve options", () => {
     expect(() => resolveServeOptions({ port: "70000" }, {}, "/w")).toThrow(/--port/);
     expect(() => resolveServeOptions({ "max-turns": "0" }, {}, "/w")).toThrow(/--max-turns/);
     expect(() => resolveServeOptions({}, { KEEL_LEASE_TTL_MS: "soon" }, "/w")).toThrow(/KEEL_LEASE_TTL_MS/);
+    expect(resolveServeOptions({}, { KEEL_LEASE_MARGIN_MS: "250" }, "/w").lease).toEqual({ leaseMarginMs: 250 });
+    expect(() => resolveServeOptions({}, { KEEL_LEASE_MARGIN_MS: "-1" }, "/w")).toThrow(/KEEL_LEASE_MARGIN_MS/);
   });
 
   it("parses --model specs", () => {
