@@ -327,7 +327,7 @@ export const ERRORS = {
     solve: "Create a new thread; a thread id can be used again once its purge has finished.",
   },
   KEEL_ERR_LEASE_FENCED: {
-    description: "A write of a run (a checkpoint, a journal batch, a workspace file, a child's checkpoint) was made under a lease the worker no longer holds: the run store's lease row no longer matches its owner and epoch (another worker claimed the run, the run ended, or its lease expired), or the lease passed its local deadline (the last renewal + TTL − `leaseMarginMs`) without a heartbeat. Nothing was written; the run stops (kernel/runs/README.md, \"Fencing\").",
+    description: "A write of a run (a checkpoint, a journal batch, a workspace file, a child's checkpoint) was made under a lease the worker no longer holds: the run store's lease row no longer matches its owner and epoch (another worker claimed the run, the run ended, or its lease expired), or the lease passed its local deadline (the last renewal + TTL − `leaseMarginMs`) without a heartbeat. Nothing was written; the run stops.",
     solve: "Nothing to repair: the run belongs to the newer lease holder (or the reaper ends it). On a checkpoint write, a malformed fence (`configurable.keel_fence` not `{ runId: string, epoch: integer }`) is a caller bug. Frequent losses: heartbeats are not getting through — check the store, or raise `leaseTtlMs`.",
   },
   KEEL_ERR_CHECKPOINT_THREAD_EXISTS: {

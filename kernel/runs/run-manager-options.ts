@@ -24,7 +24,7 @@ export interface RunManagerOptions {
   /**
    * How long before its lease's expiry a worker stops trusting it (the local deadline is the
    * last extension + `leaseTtlMs` − this): the run is aborted and every write refused then,
-   * before another worker's reaper can take the run. Default min(5 s, (leaseTtlMs − heartbeatMs) / 2);
+   * before another worker's reaper can take the run. Default min(5 s, leaseTtlMs / 6, (leaseTtlMs − heartbeatMs) / 2);
    * `heartbeatMs + leaseMarginMs` must be below `leaseTtlMs`.
    */
   leaseMarginMs?: number;
@@ -123,7 +123,7 @@ export function resolveOptions(options: RunManagerOptions): ResolvedOptions {
   if (resolved.heartbeatMs >= resolved.leaseTtlMs) {
     throw invalid("heartbeatMs", `(${resolved.heartbeatMs}) must be below \`leaseTtlMs\` (${resolved.leaseTtlMs}), or every lease expires between two heartbeats`);
   }
-  if (options.leaseMarginMs === undefined) resolved.leaseMarginMs = Math.min(5_000, Math.floor((resolved.leaseTtlMs - resolved.heartbeatMs) / 2));
+  if (options.leaseMarginMs === undefined) resolved.leaseMarginMs = defaultLeaseMargin(resolved.leaseTtlMs, resolved.heartbeatMs);
   else if (!Number.isFinite(resolved.leaseMarginMs) || resolved.leaseMarginMs < 0) throw invalid("leaseMarginMs", `must be ≥ 0, got \`${resolved.leaseMarginMs}\``);
   else if (resolved.heartbeatMs + resolved.leaseMarginMs >= resolved.leaseTtlMs) {
     throw invalid("leaseMarginMs", `(${resolved.leaseMarginMs}) plus \`heartbeatMs\` (${resolved.heartbeatMs}) must be below \`leaseTtlMs\` (${resolved.leaseTtlMs}), or every lease passes its local deadline between two heartbeats`);
@@ -132,6 +132,14 @@ export function resolveOptions(options: RunManagerOptions): ResolvedOptions {
   if (fencingDisabled()) resolved.log(`${UNSAFE_NO_FENCING_ENV}=1: lease fencing is OFF (test-only); a worker that lost its lease goes on writing`);
   if (resolved.workerId.length === 0) throw invalid("workerId", "must not be empty");
   return resolved;
+}
+
+/**
+ * min(5 s, TTL / 6, (TTL − heartbeat) / 2): 5 s with the 30 s / 10 s defaults; with short
+ * test TTLs a sixth of the TTL, so a heartbeat delayed by a loaded machine is not a loss.
+ */
+export function defaultLeaseMargin(leaseTtlMs: number, heartbeatMs: number): number {
+  return Math.max(0, Math.min(5_000, Math.floor(leaseTtlMs / 6), Math.floor((leaseTtlMs - heartbeatMs) / 2)));
 }
 
 function invalid(key: string, why: string): KeelError {

@@ -215,7 +215,8 @@ describe("keel compose", () => {
     await runScenario(base as ScenarioV1, { workspacesDir: dir, keepWorkspace: true });
     const [made] = readdirSync(dir);
     expect(made).toMatch(/^keel-scenario-/);
-    const threads = readdirSync(join(dir, made!));
+    // Beside the thread directories: the workspace plugin's write log (`.keel-write-log/`).
+    const threads = readdirSync(join(dir, made!)).filter((name) => name !== ".keel-write-log");
     expect(threads).toHaveLength(1);
     expect(readdirSync(join(dir, made!, threads[0]!)).sort()).toEqual(["a.txt", "notes.md"]);
   });

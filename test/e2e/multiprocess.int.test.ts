@@ -13,7 +13,9 @@ const unavailable = await servicesUnavailable();
  * model hangs on its first call (so a run it owns never ends by itself); worker B's runs
  * take a few real steps, and block in their first bash call while the thread's
  * workspace (shared: both workers run in one directory) holds a file `hold`.
- * Small lease timings (test-only env) make a dead worker's lease expire in ~1.5 s.
+ * Small lease timings (test-only env) make a dead worker's lease expire in ~3 s. (A live
+ * worker gives its lease up locally when a renewal has not come through by TTL − margin;
+ * a 1.5 s TTL was within reach of a heartbeat delayed by a loaded 2-core machine.)
  */
 describe.skipIf(unavailable !== null)("two gateway workers on PostgreSQL and Redis", () => {
   // A user of its own per test run: the database is shared, and the per-user run limit counts every thread of a user.
@@ -26,7 +28,7 @@ describe.skipIf(unavailable !== null)("two gateway workers on PostgreSQL and Red
 
   beforeAll(async () => {
     dir = tempDir("keel-e2e-mp-");
-    const env = { KEEL_API_KEYS: `key-mp:${user}`, KEEL_LEASE_TTL_MS: "1500", KEEL_HEARTBEAT_MS: "300", KEEL_REAPER_MS: "300" };
+    const env = { KEEL_API_KEYS: `key-mp:${user}`, KEEL_LEASE_TTL_MS: "3000", KEEL_HEARTBEAT_MS: "300", KEEL_REAPER_MS: "300" };
     // One workspaces directory for both workers: they serve the same threads.
     // A database of its own: every worker claims any pending run of its database (the claim queue).
     database = await scratchDatabase(PG_URL, "keel_e2e_mp");

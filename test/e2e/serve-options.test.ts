@@ -39,6 +39,8 @@ describe("keel serve options", () => {
     expect(resolveServeOptions({ jobs: "2" }, {}, "/w").jobs).toBe(2);
     for (const jobs of ["0", "-1", "1.5", "x", "1001"]) expect(() => resolveServeOptions({ jobs }, {}, "/w")).toThrow(/--jobs must be an integer from 1 to 1000/);
     expect(() => resolveServeOptions({}, { KEEL_LEASE_TTL_MS: "soon" }, "/w")).toThrow(/KEEL_LEASE_TTL_MS/);
+    expect(resolveServeOptions({}, { KEEL_LEASE_MARGIN_MS: "250" }, "/w").lease).toEqual({ leaseMarginMs: 250 });
+    expect(() => resolveServeOptions({}, { KEEL_LEASE_MARGIN_MS: "-1" }, "/w")).toThrow(/KEEL_LEASE_MARGIN_MS/);
   });
 
   it("parses --model specs", () => {

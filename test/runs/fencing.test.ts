@@ -9,6 +9,7 @@ import { MemoryRunStore } from "../../kernel/runs/memory-store.js";
 import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import { fencingDisabled, UNSAFE_NO_FENCING_ENV } from "../../kernel/ports/fence.js";
 import { RunManager } from "../../kernel/runs/run-manager.js";
+import { resolveOptions } from "../../kernel/runs/run-manager-options.js";
 import type { JournalEntry } from "../../kernel/runs/types.js";
 import { FakeExecutor, ManualClock, managedSetups, request, START_MS, storeWith, until } from "./run-manager-harness.js";
 
@@ -114,8 +115,11 @@ describe("the lease is lost locally before it expires", () => {
     expect(journal.every((e) => e.epoch === run.epoch)).toBe(true);
   });
 
-  it("leaseMarginMs: the default is min(5 s, (TTL − heartbeat) / 2); margin + heartbeat must stay below the TTL", () => {
+  it("leaseMarginMs: the default is min(5 s, TTL / 6, (TTL − heartbeat) / 2); margin + heartbeat must stay below the TTL", () => {
     const base = { store: new MemoryRunStore(), bridge: new MemoryStreamBridge(), executor: new FakeExecutor() };
+    expect(resolveOptions(base).leaseMarginMs).toBe(5_000);
+    expect(resolveOptions({ ...base, leaseTtlMs: 1_500, heartbeatMs: 300 }).leaseMarginMs).toBe(250);
+    expect(resolveOptions({ ...base, leaseTtlMs: 1_000, heartbeatMs: 900 }).leaseMarginMs).toBe(50);
     expect(() => new RunManager({ ...base, leaseTtlMs: 30_000, heartbeatMs: 10_000, leaseMarginMs: 20_000 })).toThrow(expect.objectContaining({ code: "KEEL_ERR_CONFIG_INVALID", message: expect.stringMatching(/leaseMarginMs/) }));
     expect(() => new RunManager({ ...base, leaseMarginMs: -1 })).toThrow(expect.objectContaining({ code: "KEEL_ERR_CONFIG_INVALID" }));
     expect(() => new RunManager({ ...base, leaseTtlMs: 30_000, heartbeatMs: 10_000, leaseMarginMs: 19_999 })).not.toThrow();

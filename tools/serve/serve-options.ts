@@ -18,6 +18,8 @@ export const DEFAULT_STREAM_MEMORY_MB = 64;
 export interface LeaseTiming {
   leaseTtlMs?: number;
   heartbeatMs?: number;
+  /** `KEEL_LEASE_MARGIN_MS`: how long before expiry a worker stops trusting its lease (kernel/runs/README.md, Fencing). */
+  leaseMarginMs?: number;
   reaperMs?: number;
   shutdownGraceMs?: number;
 }
@@ -145,7 +147,7 @@ function integerFlag(name: string, raw: string | undefined, fallback: number, mi
   return value;
 }
 
-/** `KEEL_LEASE_TTL_MS`, `KEEL_HEARTBEAT_MS`, `KEEL_REAPER_MS`, `KEEL_SHUTDOWN_GRACE_MS`: test-only knobs (small values make lease expiry and shutdown testable). */
+/** `KEEL_LEASE_TTL_MS`, `KEEL_HEARTBEAT_MS`, `KEEL_REAPER_MS`, `KEEL_LEASE_MARGIN_MS`, `KEEL_SHUTDOWN_GRACE_MS`: test-only knobs (small values make lease expiry and shutdown testable). */
 function leaseTiming(env: NodeJS.ProcessEnv): LeaseTiming {
   const timing: LeaseTiming = {};
   const read = (name: string): number | undefined => {
@@ -158,6 +160,8 @@ function leaseTiming(env: NodeJS.ProcessEnv): LeaseTiming {
   const ttl = read("KEEL_LEASE_TTL_MS");
   const heartbeat = read("KEEL_HEARTBEAT_MS");
   const reaper = read("KEEL_REAPER_MS");
+  const margin = read("KEEL_LEASE_MARGIN_MS");
+  if (margin !== undefined) timing.leaseMarginMs = margin;
   if (ttl !== undefined) timing.leaseTtlMs = ttl;
   if (heartbeat !== undefined) timing.heartbeatMs = heartbeat;
   if (reaper !== undefined) timing.reaperMs = reaper;
