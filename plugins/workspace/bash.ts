@@ -4,6 +4,7 @@ import { readWorkspaceOptions, type ScriptedBashEntry } from "./options.js";
 import { ensureWorkspace } from "./paths.js";
 import { runRealBash } from "./real-bash.js";
 import { errorResult, inWorkspace } from "./tool-results.js";
+import { assertWriteAllowed } from "./write-log.js";
 
 export { isBashArtifact, type BashArtifact } from "./bash-result.js";
 export { runRealBash, type RealBashOptions } from "./real-bash.js";
@@ -40,8 +41,10 @@ export const bashTool: KeelTool = {
     if (options.scriptedBash !== undefined) return runScriptedBash(command, options.scriptedBash);
     if (options.bash === "off") return errorResult('bash is disabled in this workspace (option `bash` is "off")');
     if (ctx.signal.aborted) return errorResult("bash was not started: the run was cancelled");
-    return inWorkspace(ctx, ".", async (dir) =>
-      runRealBash(command, {
+    return inWorkspace(ctx, ".", async (dir) => {
+      // A command may write anywhere in the workspace: it starts only while the lease holds.
+      await assertWriteAllowed(ctx, "bash", ".");
+      return runRealBash(command, {
         cwd: ensureWorkspace(dir),
         timeoutMs: Math.min(timeoutSeconds, options.maxTimeoutSeconds) * 1000,
         requestedTimeoutSeconds: timeoutSeconds,
@@ -50,8 +53,8 @@ export const bashTool: KeelTool = {
         cpuSeconds: options.maxCpuSeconds,
         memoryBytes: options.maxMemoryMiB * 2 ** 20,
         watchdogDeadlineMs: options.watchdogDeadlineMs,
-      }),
-    );
+      });
+    });
   },
 };
 

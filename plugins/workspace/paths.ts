@@ -2,6 +2,7 @@ import { lstatSync, mkdirSync, readlinkSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { KeelError } from "../../kernel/errors.js";
 import { readWorkspaceOptions } from "./options.js";
+import { WRITE_LOG_DIR } from "./write-log.js";
 
 /** A path inside a workspace: `abs` to operate on, `rel` (POSIX, `.` for the root) to show. */
 export interface WorkspacePath {
@@ -16,14 +17,14 @@ const MAX_LINK_HOPS = 40;
  * The directory of one thread: `<root>/<threadId>`, `root` resolved against
  * `process.cwd()` when relative. Not created here (the tools create it on first use).
  * A thread id that is not a single path segment is refused, since it could name a
- * directory outside `root`.
+ * directory outside `root`; so is the write log's directory name (`.keel-write-log`).
  *
  * @example
  * workspaceDir({ root: "/tmp/ws" }, "t-1") // "/tmp/ws/t-1"
  */
 export function workspaceDir(config: Readonly<Record<string, unknown>> | undefined, threadId: string): string {
-  if (threadId.length === 0 || threadId === "." || threadId === ".." || /[/\\\0]/.test(threadId)) {
-    throw new KeelError("KEEL_ERR_WORKSPACE_ESCAPE", `thread id \`${threadId}\` is not a single path segment, so it cannot name a workspace directory`);
+  if (threadId.length === 0 || threadId === "." || threadId === ".." || threadId === WRITE_LOG_DIR || /[/\\\0]/.test(threadId)) {
+    throw new KeelError("KEEL_ERR_WORKSPACE_ESCAPE", `thread id \`${threadId}\` is not a single path segment (or is the reserved \`${WRITE_LOG_DIR}\`), so it cannot name a workspace directory`);
   }
   return path.resolve(process.cwd(), readWorkspaceOptions(config).root, threadId);
 }

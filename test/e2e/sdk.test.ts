@@ -170,6 +170,8 @@ describe("keel serve with @langchain/langgraph-sdk", () => {
     await alice.runs.join(threadId, first.run_id);
     const workspace = join(dir, "db", "keel.db.workspaces", threadId);
     expect(existsSync(join(workspace, "note.md"))).toBe(true);
+    const writeLog = join(dir, "db", "keel.db.workspaces", ".keel-write-log", `${threadId}.jsonl`);
+    expect(existsSync(writeLog)).toBe(true);
     const db = new Database(join(dir, "db", "keel.db"), { readonly: true });
     const checkpoints = () => (db.prepare("SELECT count(*) AS n FROM keel_ckpt_checkpoints WHERE thread_id = ? OR thread_id LIKE ?").get(threadId, `${threadId}/%`) as { n: number }).n;
     try {
@@ -182,6 +184,7 @@ describe("keel serve with @langchain/langgraph-sdk", () => {
       await expect(alice.runs.get(threadId, first.run_id)).rejects.toMatchObject({ status: 404 });
       expect(checkpoints()).toBe(0);
       expect(existsSync(workspace)).toBe(false);
+      expect(existsSync(writeLog)).toBe(false);
 
       const reborn = await bob.threads.create({ threadId });
       expect(reborn.thread_id).toBe(threadId);

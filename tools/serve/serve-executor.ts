@@ -15,7 +15,7 @@ import { createRuntimeExecutor, type RuntimeExecutor } from "../../kernel/runs/r
 import type { RunStore } from "../../kernel/runs/types.js";
 import type { RunObserver } from "../../kernel/observe/run-observer.js";
 import { publicValues } from "../../plugins/gateway/index.js";
-import { seedWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
+import { seedWorkspace, workspaceDir, writeLogPath } from "../../plugins/workspace/index.js";
 import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
 import { composeSubagentStack } from "../stacks/subagent-stack.js";
 import type { RunModels } from "./run-models.js";
@@ -152,6 +152,8 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
         return; // an id that cannot name a directory never had a workspace
       }
       await rm(dir, { recursive: true, force: true });
+      // The thread's write log (epochs of its file writes) goes with it.
+      await rm(writeLogPath(workspaceConfig, threadId), { force: true });
     },
   };
 

@@ -9,6 +9,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { leaseFenced, type RunFence } from "../../../kernel/ports/fence.js";
 import type { ToolContext } from "../../../kernel/plugin/types.js";
+import { bashTool } from "../../../plugins/workspace/bash.js";
+import { workspaceDir } from "../../../plugins/workspace/paths.js";
 import { readWriteLog, strReplaceTool, writeFileTool, writeLogPath } from "../../../plugins/workspace/index.js";
 
 let root: string;
@@ -86,5 +88,18 @@ describe("fenced workspace writes", () => {
   it("a run without a lease writes with epoch null", async () => {
     await writeFileTool.invoke({ path: "a.txt", content: "x" }, ctxWith(undefined));
     expect((await readWriteLog({ root }, "thread-1"))[0]).toMatchObject({ epoch: null, tool: "write_file" });
+  });
+  it("bash after the lease was lost: not started (its file never appears); with the lease held it runs", async () => {
+    held = false;
+    const refused = await bashTool.invoke({ command: "echo late > late.txt" }, ctxWith(fence(4)));
+    expect((refused as { content: string }).content).toMatch(/^KEEL_ERR_LEASE_FENCED: `bash` of `.` of run run-1 under epoch 4 refused/);
+    expect(existsSync(path.join(root, "thread-1", "late.txt"))).toBe(false);
+    held = true;
+    await bashTool.invoke({ command: "echo held > held.txt" }, ctxWith(fence(4)));
+    expect(readFileSync(path.join(root, "thread-1", "held.txt"), "utf8")).toBe("held\n");
+  });
+
+  it("refuses the write log's directory name as a thread id", () => {
+    expect(() => workspaceDir({ root }, ".keel-write-log")).toThrow(/KEEL_ERR_WORKSPACE_ESCAPE|reserved/);
   });
 });
