@@ -75,17 +75,35 @@ export class RunExecution {
   private async execute(): Promise<void> {
     let unsubscribe: (() => Promise<void>) | undefined;
     try {
-      unsubscribe = await this.ctx.bridge.onControl(this.runId, (message: ControlMessage) => {
-        if (message.type === "cancel") this.requestCancel(message.action === "rollback" ? "rollback" : "request", message.action === "rollback");
-      });
-      this.heartbeat.start();
-      this.output.emit("metadata", { run_id: this.runId, thread_id: this.threadId, attempt: this.run.epoch });
-      await this.ctx.store.updateThread(this.threadId, { status: "busy" }, isoNow(this.ctx.clock));
-      await this.captureRollbackPoint();
-
       let result: ExecutionResult | undefined;
       let failure: unknown;
-      const executorStarted = !this.controller.signal.aborted;
+      try {
+        // Before the heartbeat: a subscription that hangs leaves the run to its lease, as nothing else can stop it.
+        unsubscribe = await this.ctx.bridge.onControl(this.runId, (message: ControlMessage) => {
+          if (message.type === "cancel") this.requestCancel(message.action === "rollback" ? "rollback" : "request", message.action === "rollback");
+        });
+      } catch (error) {
+        failure = error;
+      }
+      this.heartbeat.start();
+      this.output.emit("metadata", { run_id: this.runId, thread_id: this.threadId, attempt: this.run.epoch });
+      if (failure === undefined) {
+        try {
+          await this.ctx.store.updateThread(this.threadId, { status: "busy" }, isoNow(this.ctx.clock));
+          await this.captureRollbackPoint();
+        } catch (error) {
+          failure = error;
+        }
+      }
+      if (failure !== undefined) {
+        // The control subscription (cancels sent by other workers) or the thread's status could not be set
+        // up: the executor does not start, and the run ends `error` with this failure (finalized below)
+        // instead of staying `running` until the reaper marks it lease_expired.
+        this.resolveCaptured(false);
+        this.ctx.log(`run ${this.runId}: preparing the run failed before its executor started; the run ends with this error`, failure);
+      }
+
+      const executorStarted = failure === undefined && !this.controller.signal.aborted;
       if (executorStarted) {
         try {
           result = await this.ctx.executor.execute(this.run, this.io());
@@ -120,13 +138,13 @@ export class RunExecution {
     }
   }
 
-  /** What a store or bridge failure outside the executor leaves: a terminal record is not the reaper's business. */
+  /** What a failure while finalizing leaves (the store or bridge refused the end): a terminal record is not the reaper's business. */
   private async afterFailure(): Promise<string> {
     const stored = await this.ctx.store.getRun(this.runId).catch(() => null);
     if (stored && stored.status !== "pending" && stored.status !== "running") {
       return `run ${this.runId}: a store or bridge call failed after its terminal record (\`${stored.status}\`) was written; the recovery sweep publishes its final events and \`end\``;
     }
-    return `run ${this.runId}: a store or bridge call failed outside the executor; the run is left to its lease (the reaper marks it failed)`;
+    return `run ${this.runId}: a store or bridge call failed outside the executor while ending the run; the run is left to its lease (the reaper marks it failed)`;
   }
 
   private async captureRollbackPoint(): Promise<void> {

@@ -4,6 +4,13 @@
  * last handler of the run goes. Pub/sub is fire-and-forget: a worker that is not
  * subscribed at that moment never sees the message, so a cancel must also be recorded
  * durably (the run store) and this channel is only the fast path to the owning worker.
+ *
+ * SUBSCRIBE and UNSUBSCRIBE wait for the subscriber connection's handshake (see
+ * `afterHandshake`): ioredis 5 writes them at once while a connection is still in it,
+ * and a SUBSCRIBE answered before the handshake's INFO ready check puts the connection in
+ * subscriber mode, so the check is refused — ioredis then rejects every queued SUBSCRIBE
+ * with "Connection in subscriber mode, only subscriber commands may be used" and
+ * reconnects without the channels that were confirmed in between.
  */
 import type { Redis } from "ioredis";
 import { ControlHandlers, isControlMessage } from "../../kernel/runs/control-handlers.js";
@@ -33,7 +40,7 @@ export class RedisControlChannel {
     const subscriber = this.connection();
     const remove = this.handlers.add(runId, handler);
     let ready = this.subscribed.get(channel);
-    if (!ready) this.subscribed.set(channel, (ready = subscriber.subscribe(channel)));
+    if (!ready) this.subscribed.set(channel, (ready = afterHandshake(subscriber).then(() => subscriber.subscribe(channel))));
     try {
       await ready;
     } catch (error) {
@@ -46,6 +53,7 @@ export class RedisControlChannel {
       if (this.handlers.has(runId) || !this.subscribed.has(channel)) return;
       this.subscribed.delete(channel);
       // Commands on one connection run in order: a SUBSCRIBE issued after this one wins.
+      await afterHandshake(subscriber);
       await subscriber.unsubscribe(channel);
     };
   }
@@ -81,6 +89,28 @@ export class RedisControlChannel {
     if (isControlMessage(message)) this.handlers.deliver(runId, message);
   }
 }
+
+/**
+ * Resolves once `connection` is past its handshake. In ioredis 5 the handshake (status
+ * `connect`: AUTH, SELECT, CLIENT SETINFO, then the INFO ready check) lets commands
+ * Redis allows while loading — SUBSCRIBE and UNSUBSCRIBE among them — be written at
+ * once instead of queued; every other status is safe: `ready` sends, and
+ * `wait`/`connecting`/`reconnecting`/`close` queue the command until after the next
+ * handshake. Resolves after `ready` has been handled (resubscriptions first), or on
+ * `close`/`end` (the command is then queued or rejected as usual). ioredis issue #2037.
+ */
+export async function afterHandshake(connection: Redis): Promise<void> {
+  if (connection.status !== "connect") return;
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      for (const event of HANDSHAKE_ENDS) connection.off(event, done);
+      resolve();
+    };
+    for (const event of HANDSHAKE_ENDS) connection.once(event, done);
+  });
+}
+
+const HANDSHAKE_ENDS = ["ready", "close", "end"] as const;
 
 /** QUIT when connected (pending replies arrive first), otherwise drop the socket at once. */
 export async function closeConnection(connection: Redis): Promise<void> {

@@ -164,7 +164,7 @@ export class RedisStreamBridge implements StreamBridge {
 
   async onControl(runId: string, handler: (message: ControlMessage) => void): Promise<() => Promise<void>> {
     this.assertOpen();
-    return this.control.listen(runId, handler);
+    return orUnavailable(`subscribing to the control messages of run \`${runId}\``, this.control.listen(runId, handler));
   }
 
   async close(): Promise<void> {

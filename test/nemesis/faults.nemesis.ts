@@ -126,10 +126,10 @@ describe.skipIf(unavailable !== null)("nemesis: faults on real workers, PostgreS
     expect(result.figures.leases).toBe(24);
   });
 
-  // pending: issue item 9 (Redis bridge faults). On this branch 3 of 6 control runs had 1–3 false
-  // lease expiries: a run's bridge call before its first heartbeat failed with ioredis' "Connection in
-  // subscriber mode, only subscriber commands may be used", the run was left to its lease and reaped.
-  pending("control: no lease expires falsely on a loaded 2-core machine (all 24 runs succeed)", async () => {
+  // Was pending (3 of 6 runs had 1–3 false lease expiries): a SUBSCRIBE written during the Redis
+  // control connection's handshake made ioredis refuse its ready check and reject the queued
+  // SUBSCRIBEs ("Connection in subscriber mode…"); the control channel now waits for the handshake.
+  it("control: no lease expires falsely on a loaded 2-core machine (all 24 runs succeed)", async () => {
     const result = await scenario("control-no-false-expiry", async () => {
       const { answers, runs } = await controlRuns();
       expect(runs.filter((r) => r.outcome.includes("lease_expired"))).toEqual([]);

@@ -3,8 +3,13 @@
  * transaction on one pooled client; a fenced write first reads the lease row
  * `FOR SHARE`, so a concurrent claim (an UPDATE of that row) waits for the commit and
  * the lease cannot change between the check and the write.
+ *
+ * A call whose connection was refused, dropped or could not be acquired fails with
+ * KEEL_ERR_STORE_UNAVAILABLE (store-unavailable.ts), as the run store's calls do: e.g. a
+ * `/join` that reads the thread's state while PostgreSQL is away answers 503, not 500.
  */
 import { RUNS_TABLE } from "../entities.js";
+import { reportUnreachable } from "../store-unavailable.js";
 import { NO_RUN_STORE, type LeaseRow, type SqlExecutor, type SqlParam, type SqlRow, type WriteBatch, type WriteReads } from "./sql-executor.js";
 
 /** The part of `pg`'s API used here. */
@@ -73,6 +78,7 @@ export class PostgresExecutor implements SqlExecutor {
   ) {
     this.pool = Promise.resolve(pool);
     this.pool.catch(() => undefined);
+    reportUnreachable(this as PostgresExecutor, ["all", "write", "exec"]);
   }
 
   async all(sql: string, params: readonly SqlParam[]): Promise<SqlRow[]> {
