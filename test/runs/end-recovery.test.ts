@@ -6,7 +6,6 @@
  * bridge and, under KEEL_TEST_REDIS_URL, on Redis (run ids of their own).
  */
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { KeelError } from "../../kernel/errors.js";
 import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
@@ -15,23 +14,10 @@ import { RunManager, type RunManagerOptions } from "../../kernel/runs/run-manage
 import type { ControlMessage, PublishOptions, StreamBridge, StreamEvent, SubscribeOptions } from "../../kernel/runs/types.js";
 import { createRedisStreamBridge } from "../../plugins/stream-redis/index.js";
 import { FakeExecutor, ManualClock, request, until } from "./run-manager-harness.js";
+import { redisUnreachable, TEST_REDIS_URL } from "../redis-probe.js";
 
-const redisUrl = process.env.KEEL_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-
-async function redisReachable(): Promise<string | null> {
-  const client = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
-  client.on("error", () => undefined);
-  try {
-    await client.connect();
-    await client.ping();
-    return null;
-  } catch (error) {
-    return `Redis not reachable at KEEL_TEST_REDIS_URL=${redisUrl} (${(error as Error).message})`;
-  } finally {
-    client.disconnect();
-  }
-}
-const redisMissing = await redisReachable();
+const redisUrl = TEST_REDIS_URL;
+const redisMissing = await redisUnreachable(redisUrl);
 if (redisMissing !== null && process.env.CI !== "true") console.warn(`skipping the Redis variants of end recovery: ${redisMissing}`);
 
 /** A bridge whose writes of `end` (or of everything) are refused while told so, like a Redis at maxmemory. */

@@ -5,7 +5,6 @@
  * The Redis leg needs KEEL_TEST_REDIS_URL (default redis://127.0.0.1:6379); locally it is
  * skipped with the reason printed, never under CI=true.
  */
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemoryRunStore } from "../../../kernel/runs/memory-store.js";
 import { MemoryStreamBridge } from "../../../kernel/runs/memory-bridge.js";
@@ -14,24 +13,11 @@ import type { StreamBridge } from "../../../kernel/runs/types.js";
 import { ApiKeys, createGateway, type GatewayApp } from "../../../plugins/gateway/index.js";
 import { createRedisStreamBridge } from "../../../plugins/stream-redis/index.js";
 import { ALICE, createThread, parseSse, ScriptedExecutor } from "./harness.js";
+import { redisUnreachable, TEST_REDIS_URL } from "../../redis-probe.js";
 
-const url = process.env.KEEL_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const url = TEST_REDIS_URL;
 
-async function redisUnavailable(): Promise<string | null> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
-  client.on("error", () => undefined);
-  try {
-    await client.connect();
-    await client.ping();
-    return null;
-  } catch (error) {
-    return `Redis not reachable at KEEL_TEST_REDIS_URL=${url} (${(error as Error).message})`;
-  } finally {
-    client.disconnect();
-  }
-}
-
-const unavailable = await redisUnavailable();
+const unavailable = await redisUnreachable(url);
 if (unavailable !== null && process.env.CI !== "true") console.warn(`skipping the Redis leg of the Last-Event-ID tests: ${unavailable}`);
 
 const legs: { name: string; skip: boolean; bridge: () => StreamBridge }[] = [

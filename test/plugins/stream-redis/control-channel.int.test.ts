@@ -15,24 +15,11 @@ import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ControlMessage } from "../../../kernel/runs/types.js";
 import { RedisControlChannel } from "../../../plugins/stream-redis/control-channel.js";
+import { redisUnreachable, TEST_REDIS_URL } from "../../redis-probe.js";
 
-const url = process.env.KEEL_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const url = TEST_REDIS_URL;
 
-async function probe(): Promise<string | null> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
-  client.on("error", () => undefined);
-  try {
-    await client.connect();
-    await client.ping();
-    return null;
-  } catch (error) {
-    return `Redis not reachable at KEEL_TEST_REDIS_URL=${url} (${(error as Error).message})`;
-  } finally {
-    client.disconnect();
-  }
-}
-
-const unavailable = await probe();
+const unavailable = await redisUnreachable(url);
 if (unavailable !== null && process.env.CI !== "true") console.warn(`skipping the stream-redis control-channel tests: ${unavailable}`);
 
 it.runIf(process.env.CI === "true")("has Redis in CI", () => {
