@@ -22,6 +22,7 @@ import { RunExecution } from "./run-execution.js";
 import { ThreadPurger, type ThreadDeletion } from "./thread-purge.js";
 import { resolveOptions, type ResolvedOptions, type RunManagerOptions } from "./run-manager-options.js";
 import type { AdmissionResult, JournalEntry, MultitaskStrategy, RunRecord, RunRecordStatus, RunRequest, StreamEvent, SubscribeOptions } from "./types.js";
+import { settlesWithin } from "./settles-within.js";
 
 export type { RunManagerOptions } from "./run-manager-options.js";
 
@@ -422,25 +423,15 @@ export class RunManager {
     await Promise.allSettled([...this.starting]);
     const running = () => [...this.executions.values()];
     if (running().length === 0) return;
-    await this.within(Promise.all(running().map((e) => e.finished)), this.options.shutdownGraceMs);
+    await settlesWithin(Promise.all(running().map((e) => e.finished)), this.options.shutdownGraceMs);
     for (const execution of running()) execution.requestCancel("shutdown", false);
     // An executor that ignores its signal must not hold the process forever: after a
     // further bound its run is left to the reaper (its lease stops being renewed once the
     // process exits, and nothing is reported as success).
-    const stopped = await this.within(Promise.all(running().map((e) => e.finished)), Math.max(this.options.shutdownGraceMs, ABANDON_AFTER_MS));
+    const stopped = await settlesWithin(Promise.all(running().map((e) => e.finished)), Math.max(this.options.shutdownGraceMs, ABANDON_AFTER_MS));
     if (!stopped) for (const execution of running()) this.ctx.log(`run ${execution.runId}: the executor did not stop after being interrupted; leaving the run to the reaper`);
   }
 
-  /** Whether `promise` settled within `ms`. */
-  private async within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-    try {
-      return await Promise.race([promise.then(() => true), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
 }
 
 /** A run's due time: an ISO-8601 instant, else KEEL_ERR_CONFIG_INVALID. */

@@ -15,6 +15,7 @@ import { KeelError } from "../errors.js";
 import { ownedThread } from "./admission.js";
 import { isTerminal, isoNow, type ManagerContext } from "./manager-context.js";
 import type { RunRecord } from "./types.js";
+import { settlesWithin } from "./settles-within.js";
 
 /** How long `deleteThread` waits for the purge before answering that it goes on in the background. */
 export const DELETE_WAIT_MS = 10_000;
@@ -145,15 +146,4 @@ export class ThreadPurger {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-/** Whether `promise` settled within `ms`. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
