@@ -366,6 +366,7 @@ describe.skipIf(unavailable !== null)("nemesis: faults on real workers, PostgreS
       const key = n.freshKey();
       const [t1, t2, t3] = [await n.newThread(A, key), await n.newThread(B, key), await n.newThread(C, key)];
       for (const t of [t1, t2, t3]) n.closeGate(t!);
+      for (const target of ["A", "B", "C"]) n.rec.fault("client_disconnect", target)(); // recorded for the figures; excuses nothing
       const answers = await Promise.all([
         n.rec.wait(A, t1!, { on_disconnect: "cancel" }, { abandonAfterMs: 1_500 }),
         n.rec.wait(B, t2!, { on_disconnect: "continue" }, { abandonAfterMs: 1_500 }),
@@ -391,7 +392,10 @@ describe.skipIf(unavailable !== null)("nemesis: faults on real workers, PostgreS
     let deleted: Promise<Answer> | undefined;
     for (let i = 0; i < 20; i++) {
       creations.push(n.rec.createRun([A, B, C][i % 3]!, t, { multitask_strategy: "enqueue" }));
-      if (i === 10) deleted = n.rec.deleteThread(B, t);
+      if (i === 10) {
+        n.rec.fault("delete_race", "B")();
+        deleted = n.rec.deleteThread(B, t);
+      }
       await sleep(25);
     }
     await Promise.all(creations);
