@@ -157,6 +157,10 @@ export const ERRORS = {
     description: "The thread does not exist, or belongs to another user (HTTP 404).",
     solve: "Create the thread first, or check its id and the API key's user.",
   },
+  KEEL_ERR_CRON_SCHEDULE_INVALID: {
+    description: "A cron's `schedule` is not a five-field cron expression (or a nickname such as `@hourly`), or its `timezone` is not an IANA time zone; the pointer names the field (400).",
+    solve: "Send five space-separated fields, minute hour day-of-month month day-of-week (e.g. `0 9 * * 1-5`), and a zone such as `Europe/Paris` or none for UTC.",
+  },
   KEEL_ERR_RUN_SHUTTING_DOWN: {
     description: "The run manager is shutting down and admits no new runs (HTTP 503).",
     solve: "Retry against another worker, or after the server has restarted.",

@@ -48,3 +48,4 @@ export { storeSqlConfigSchema, storeSqlManifest } from "./manifest.js";
 export { SqlRunStore, sqliteDatabaseOf } from "./sql-run-store.js";
 export type { SqliteDatabase, SqliteStatement } from "./sqlite-database.js";
 export { stockCheckpointsPathFor, DEFAULT_STORE_URL, parseStoreUrl, type StoreTarget } from "./store-url.js";
+export { SqlCronStore } from "./cron-sql.js";
