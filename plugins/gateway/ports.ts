@@ -1,5 +1,6 @@
 import type { RunManager } from "../../kernel/runs/run-manager.js";
 import type { RunStore, StreamBridge } from "../../kernel/runs/types.js";
+import type { CronStore } from "../../kernel/runs/cron-types.js";
 
 /**
  * What the gateway serves: the run service (admission, streams, cancellation, joins),
@@ -11,4 +12,6 @@ export interface GatewayDeps {
   store: RunStore;
   /** The run manager's bridge: read to tell a finished run whose events are gone from one still to come. */
   bridge: StreamBridge;
+  /** Crons (`/runs/crons`); without it those routes are not served and `/info` says `crons: false`. */
+  crons?: CronStore;
 }

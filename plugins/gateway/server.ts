@@ -10,6 +10,7 @@ import { assertJsonDepth, assertLoopbackHost, isLoopbackAddress } from "./reques
 import { assertFinitePaging } from "./schemas.js";
 import type { GatewayApp, GatewayContext, MetricsExposition, ObservabilityInfo } from "./context.js";
 import { registerAssistantRoutes } from "./routes/assistants.js";
+import { registerCronRoutes } from "./routes/crons.js";
 import { registerHomeRoute } from "./routes/home.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerRunArtifactRoutes } from "./routes/run-artifacts.js";
@@ -125,6 +126,7 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
   registerRunCreateRoutes(app, ctx);
   registerRunReadRoutes(app, ctx);
   registerRunArtifactRoutes(app, ctx);
+  if (options.deps.crons) registerCronRoutes(app, ctx, options.deps.crons);
   await app.ready();
   return app;
 }

@@ -80,7 +80,7 @@ describe("keel serve: /metrics, /info and OTLP tracing", () => {
     const info = (await (await fetch(`${server.url}/info`)).json()) as Record<string, unknown>;
     expect(info).toMatchObject({
       name: "keel",
-      flags: { assistants: true, crons: false, langsmith: true },
+      flags: { assistants: true, crons: true, langsmith: true },
       tracing: { otlp: `${collector}/v1/traces`, langsmith: true },
       metrics: { prometheus: "/metrics" },
     });

@@ -9,6 +9,8 @@ import type { RunStore, StreamBridge } from "../../kernel/runs/types.js";
 import { SERVICE_PLUGINS } from "../../plugins/builtins.js";
 import type { HttpPort } from "../../plugins/gateway/index.js";
 import { loadIoredis } from "../../plugins/stream-redis/redis-bridge.js";
+import type { CronStore } from "../../kernel/runs/cron-types.js";
+import { SqlCronStore } from "../../plugins/store-sql/cron-sql.js";
 
 /** The ports a server runs on, resolved through compose from its service plugins. */
 export const SERVICE_PORTS = { store: "store", checkpointer: "checkpointer", bridge: "stream-bridge", http: "http" } as const;
@@ -19,6 +21,8 @@ export interface RunServices {
   checkpointer: BaseCheckpointSaver;
   bridge: StreamBridge;
   http: HttpPort;
+  /** The crons, in the store's database (`keel_crons`). */
+  crons: CronStore;
   /** The composed service stack (`keel serve`'s services, in order). */
   composition: Composition;
   /** Close every opened port (idempotent), in reverse order of opening: the store last. */
@@ -54,6 +58,8 @@ export async function openRunServices(options: RunServicesOptions): Promise<RunS
   try {
     const store = open<RunStore>(SERVICE_PORTS.store);
     await store.init();
+    const crons = await SqlCronStore.open(options.db);
+    opened.push(crons);
     const checkpointer = open<BaseCheckpointSaver>(SERVICE_PORTS.checkpointer);
     // One read makes a checkpointer that connects lazily (PostgreSQL) fail now.
     await checkpointer.getTuple({ configurable: { thread_id: "keel:start-probe", checkpoint_ns: "" } });
@@ -61,7 +67,7 @@ export async function openRunServices(options: RunServicesOptions): Promise<RunS
     const bridge = portProvider(composition, SERVICE_PORTS.bridge) ? open<StreamBridge>(SERVICE_PORTS.bridge) : (opened.push(new MemoryStreamBridge(options.streamMemoryBytes === undefined ? {} : { maxBytes: options.streamMemoryBytes })), opened.at(-1) as StreamBridge);
     const http = open<HttpPort>(SERVICE_PORTS.http);
     let closing: Promise<void> | undefined;
-    return { store, checkpointer, bridge, http, composition, close: () => (closing ??= closeAll(opened)) };
+    return { store, crons, checkpointer, bridge, http, composition, close: () => (closing ??= closeAll(opened)) };
   } catch (error) {
     await closeAll(opened);
     throw error;

@@ -1,6 +1,7 @@
 import { rmSync } from "node:fs";
 import { serverModelAllowlist } from "./model-spec.js";
 import { RunManager } from "../../kernel/runs/run-manager.js";
+import { CronScheduler } from "../../kernel/runs/cron-scheduler.js";
 import { loadPluginModule } from "../stacks/load-stack.js";
 import { openRunServices } from "./run-services.js";
 import { loadRunModels } from "./run-models.js";
@@ -93,10 +94,12 @@ export async function startServer(options: ServeOptions, context: StartContext):
     });
     runs.start();
     const manager = runs;
+    // Crons fire on every worker; each tick is claimed by exactly one (kernel/runs/README.md, "Crons").
+    const cronScheduler = new CronScheduler({ crons: services.crons, runs, store: services.store, log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`) });
     const bridge = services.bridge;
     metrics.watch({ runCounts: () => manager.runCounts(), ...(bridge instanceof MemoryStreamBridge ? { bridgeStats: () => bridge.stats() } : {}) });
     const app = await services.http.create({
-      deps: { runs, store: services.store, bridge: services.bridge },
+      deps: { runs, store: services.store, bridge: services.bridge, crons: services.crons },
       apiKeys: options.apiKeys,
       stacks: options.stacks,
       version: context.version,
@@ -106,6 +109,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       logger: { level: "error", stream: process.stderr },
     });
     await app.listen({ port: options.port, host: options.host });
+    cronScheduler.start();
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : options.port;
     let closing: Promise<void> | undefined;
@@ -114,6 +118,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       workspacesDir: workspaces.dir,
       close: () =>
         (closing ??= (async () => {
+          cronScheduler.stop();
           await manager.shutdown();
           await app.close();
           await services.close();

@@ -23,7 +23,7 @@ export function registerMetaRoutes(app: GatewayApp, ctx: GatewayContext): void {
     name: "keel",
     version: ctx.version,
     stacks: [...ctx.stacks],
-    flags: { assistants: true, crons: false, langsmith: tracing.langsmith },
+    flags: { assistants: true, crons: ctx.deps.crons !== undefined, langsmith: tracing.langsmith },
     tracing: { otlp: tracing.otlp, langsmith: tracing.langsmith },
     metrics: { prometheus: ctx.metrics ? "/metrics" : null },
   }));

@@ -1,0 +1,203 @@
+import { randomUUID } from "node:crypto";
+import { isKeelError } from "../../../kernel/errors.js";
+import { parseCronSchedule } from "../../../kernel/runs/cron-schedule.js";
+import type { CronPatch, CronRecord, CronSortField, CronStore } from "../../../kernel/runs/cron-types.js";
+import type { MultitaskStrategy } from "../../../kernel/runs/types.js";
+import { HttpError, notFound } from "../http-errors.js";
+import { toRunRequest } from "../run-admission.js";
+import type { RunCreateBody } from "../schemas.js";
+import { ThreadParams } from "../schemas.js";
+import { CRON_UNSUPPORTED_FIELDS, CronCountBody, CronCreateBody, CronParams, CronSearchBody, CronUpdateBody, type CRON_SORT_BY } from "../schemas-crons.js";
+import { ownedThread, type GatewayApp, type GatewayContext } from "../context.js";
+
+/** A thread cron's runs queue behind the thread's other runs unless the cron says otherwise. */
+const THREAD_CRON_STRATEGY: MultitaskStrategy = "enqueue";
+
+const SORT_FIELDS: Record<(typeof CRON_SORT_BY)[number], CronSortField> = {
+  cron_id: "cronId",
+  assistant_id: "assistantId",
+  thread_id: "threadId",
+  created_at: "createdAt",
+  updated_at: "updatedAt",
+  next_run_date: "nextRunAt",
+  end_time: "endTime",
+};
+
+/**
+ * Crons (LangGraph's `/runs/crons` API; plugins/gateway/README.md, "Crons API"): each is
+ * owned by its creator (another user's cron is a 404), and the run service's cron scheduler
+ * fires it (kernel/runs/cron-scheduler.ts). Registered only when the host gives a cron store.
+ */
+export function registerCronRoutes(app: GatewayApp, ctx: GatewayContext, crons: CronStore): void {
+  const owned = async (cronId: string, user: string): Promise<CronRecord> => {
+    const cron = await crons.getCron(cronId);
+    if (!cron || cron.owner !== user) throw notFound(`cron \`${cronId}\``);
+    return cron;
+  };
+
+  const create = async (body: CronCreateBody, user: string, threadId: string | null): Promise<CronRecord> => {
+    refuseUnsupported(body);
+    if (!ctx.stacks.includes(body.assistant_id)) throw notFound(`assistant \`${body.assistant_id}\``);
+    if (threadId !== null && body.on_run_completed != null) {
+      throw new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", "invalid body at `/on_run_completed`: only a cron without a thread (`POST /runs/crons`) creates threads to keep or delete", "/on_run_completed");
+    }
+    const payload = payloadOf(body);
+    const timezone = body.timezone ?? null;
+    const endTime = endTimeOf(body.end_time);
+    const now = ctx.now();
+    const cron: CronRecord = {
+      cronId: randomUUID(),
+      owner: user,
+      assistantId: body.assistant_id,
+      threadId,
+      schedule: body.schedule,
+      timezone,
+      endTime,
+      enabled: body.enabled ?? true,
+      onRunCompleted: threadId === null ? (body.on_run_completed ?? "delete") : null,
+      payload,
+      request: toRunRequest(payload as unknown as RunCreateBody),
+      strategy: body.multitask_strategy ?? THREAD_CRON_STRATEGY,
+      metadata: body.metadata ?? {},
+      nextRunAt: nextTick(body.schedule, timezone, endTime, Date.parse(now)),
+      createdAt: now,
+      updatedAt: now,
+    };
+    return crons.createCron(cron);
+  };
+
+  app.post("/runs/crons", { schema: { body: CronCreateBody } }, async (request) => cronToWire(await create(request.body, request.user, null)));
+
+  app.post("/threads/:tid/runs/crons", { schema: { params: ThreadParams, body: CronCreateBody } }, async (request) => {
+    const thread = await ownedThread(ctx, request.params.tid, request.user);
+    return cronToWire(await create(request.body, request.user, thread.threadId));
+  });
+
+  app.patch("/runs/crons/:cron_id", { schema: { params: CronParams, body: CronUpdateBody } }, async (request) => {
+    const cron = await owned(request.params.cron_id, request.user);
+    const body = request.body ?? {};
+    refuseUnsupported(body);
+    if (cron.threadId !== null && body.on_run_completed != null) {
+      throw new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", "invalid body at `/on_run_completed`: this cron runs on its thread; only a cron without a thread keeps or deletes threads", "/on_run_completed");
+    }
+    const patch: CronPatch = {};
+    if (body.schedule != null) patch.schedule = body.schedule;
+    if (body.timezone !== undefined) patch.timezone = body.timezone;
+    if (body.end_time !== undefined) patch.endTime = endTimeOf(body.end_time);
+    if (body.enabled != null) patch.enabled = body.enabled;
+    if (body.on_run_completed != null) patch.onRunCompleted = body.on_run_completed;
+    // A new schedule, zone, end or enabling starts from now; otherwise the next tick stays (the scheduler's claim compares it).
+    if (patch.schedule !== undefined || patch.timezone !== undefined || patch.endTime !== undefined || (patch.enabled === true && !cron.enabled)) {
+      patch.nextRunAt = nextTick(patch.schedule ?? cron.schedule, patch.timezone !== undefined ? patch.timezone : cron.timezone, patch.endTime !== undefined ? patch.endTime : cron.endTime, Date.parse(ctx.now()));
+    }
+    const runFields = payloadOf(body);
+    delete runFields.assistant_id;
+    if (Object.keys(runFields).length > 0) {
+      const metadata = body.metadata ? { ...cron.metadata, ...body.metadata } : cron.metadata;
+      const payload = { ...cron.payload, ...runFields, metadata };
+      patch.payload = payload;
+      patch.metadata = metadata;
+      patch.request = toRunRequest(payload as unknown as RunCreateBody);
+    }
+    const updated = await crons.updateCron(cron.cronId, patch, ctx.now());
+    if (!updated) throw notFound(`cron \`${cron.cronId}\``);
+    return cronToWire(updated);
+  });
+
+  app.delete("/runs/crons/:cron_id", { schema: { params: CronParams } }, async (request, reply) => {
+    const cron = await owned(request.params.cron_id, request.user);
+    await crons.deleteCron(cron.cronId);
+    return reply.code(204).send();
+  });
+
+  app.post("/runs/crons/search", { schema: { body: CronSearchBody } }, async (request) => {
+    const query = request.body ?? {};
+    const found = await crons.searchCrons({
+      owner: request.user,
+      ...(query.assistant_id != null ? { assistantId: query.assistant_id } : {}),
+      ...(query.thread_id != null ? { threadId: query.thread_id } : {}),
+      ...(query.enabled != null ? { enabled: query.enabled } : {}),
+      ...(query.metadata ? { metadata: query.metadata } : {}),
+      sortBy: SORT_FIELDS[query.sort_by ?? "created_at"],
+      sortOrder: query.sort_order ?? "desc",
+      limit: query.limit ?? 10,
+      offset: query.offset ?? 0,
+    });
+    const now = ctx.now();
+    return found.map((cron) => selectFields(cronToWire(cron), query.select ?? null, now));
+  });
+
+  app.post("/runs/crons/count", { schema: { body: CronCountBody } }, async (request) => {
+    const query = request.body ?? {};
+    return crons.countCrons({
+      owner: request.user,
+      ...(query.assistant_id != null ? { assistantId: query.assistant_id } : {}),
+      ...(query.thread_id != null ? { threadId: query.thread_id } : {}),
+      ...(query.metadata ? { metadata: query.metadata } : {}),
+    });
+  });
+}
+
+/** LangGraph's Cron, snake_case (`@langchain/langgraph-sdk`'s `Cron` type). */
+export function cronToWire(cron: CronRecord) {
+  return {
+    cron_id: cron.cronId,
+    assistant_id: cron.assistantId,
+    thread_id: cron.threadId,
+    on_run_completed: cron.onRunCompleted,
+    end_time: cron.endTime,
+    schedule: cron.schedule,
+    timezone: cron.timezone,
+    created_at: cron.createdAt,
+    updated_at: cron.updatedAt,
+    payload: cron.payload,
+    user_id: cron.owner,
+    next_run_date: cron.nextRunAt,
+    metadata: cron.metadata,
+    enabled: cron.enabled,
+  };
+}
+
+type CronWire = ReturnType<typeof cronToWire>;
+
+/** `select`: only the named fields; `now` is the server's time of the answer. */
+function selectFields(wire: CronWire, select: readonly string[] | null, now: string): Record<string, unknown> {
+  if (!select) return wire;
+  const all: Record<string, unknown> = { ...wire, now };
+  return Object.fromEntries(select.map((field) => [field, all[field]]));
+}
+
+/** The run-creation fields of a body, as sent (the cron's `payload`). */
+function payloadOf(body: Record<string, unknown>): Record<string, unknown> {
+  const payload: Record<string, unknown> = {};
+  for (const field of ["assistant_id", "input", "config", "context", "metadata", "stream_mode", "stream_resumable", "multitask_strategy"] as const) {
+    if (body[field] !== undefined && body[field] !== null) payload[field] = body[field];
+  }
+  return payload;
+}
+
+/** A field the SDK may send that Keel cannot honour is a 400 naming it (an empty list or `false` asks for nothing). */
+function refuseUnsupported(body: Record<string, unknown>): void {
+  for (const field of CRON_UNSUPPORTED_FIELDS) {
+    const value = body[field];
+    if (value === undefined || value === null || value === false || (Array.isArray(value) && value.length === 0)) continue;
+    throw new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", `invalid body at \`/${field}\`: crons on this server do not support \`${field}\` (leave it out)`, `/${field}`);
+  }
+}
+
+function endTimeOf(raw: string | null | undefined): string | null {
+  if (raw == null) return null;
+  const ms = Date.parse(raw);
+  if (Number.isNaN(ms)) throw new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", `invalid body at \`/end_time\`: \`${raw}\` is not an ISO-8601 date-time`, "/end_time");
+  return new Date(ms).toISOString();
+}
+
+/** The first tick after `nowMs` (null past `endTime`); a bad schedule or zone is a 400 naming the field. */
+function nextTick(schedule: string, timezone: string | null, endTime: string | null, nowMs: number): string | null {
+  try {
+    return parseCronSchedule(schedule, timezone).nextAfter(nowMs, endTime);
+  } catch (error) {
+    if (isKeelError(error) && error.code === "KEEL_ERR_CRON_SCHEDULE_INVALID") throw new HttpError(400, error.code, error.message, error.pointer);
+    throw error;
+  }
+}
