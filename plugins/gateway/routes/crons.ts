@@ -66,6 +66,17 @@ export function registerCronRoutes(app: GatewayApp, ctx: GatewayContext, crons: 
     return crons.createCron(cron);
   };
 
+  // A deleted thread takes its crons with it, as on LangGraph's server (the scheduler also drops a cron whose thread it finds gone).
+  app.addHook("onResponse", async (request, reply) => {
+    if (request.method !== "DELETE" || request.routeOptions.url !== "/threads/:tid" || (reply.statusCode !== 204 && reply.statusCode !== 202)) return;
+    const threadId = (request.params as { tid: string }).tid;
+    try {
+      for (const cron of await crons.searchCrons({ owner: request.user, threadId, sortBy: "cronId", sortOrder: "asc", limit: 1000, offset: 0 })) await crons.deleteCron(cron.cronId);
+    } catch (error) {
+      request.log.error({ err: error }, "deleting the crons of a deleted thread failed; the scheduler drops them at their next tick");
+    }
+  });
+
   app.post("/runs/crons", { schema: { body: CronCreateBody } }, async (request) => cronToWire(await create(request.body, request.user, null)));
 
   app.post("/threads/:tid/runs/crons", { schema: { params: ThreadParams, body: CronCreateBody } }, async (request) => {

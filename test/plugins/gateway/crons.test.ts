@@ -212,6 +212,18 @@ describe("crons through @langchain/langgraph-sdk", () => {
     expect((await refusal(alice.crons.delete(other.cron_id))).status).toBe(404);
   });
 
+  it("deleting a thread deletes its crons", async () => {
+    const thread = await alice.threads.create();
+    const kept = await alice.threads.create();
+    await alice.crons.createForThread(thread.thread_id, "lead", { schedule: "0 9 * * *" });
+    await alice.crons.createForThread(thread.thread_id, "lead", { schedule: "0 10 * * *" });
+    await alice.crons.createForThread(kept.thread_id, "lead", { schedule: "0 9 * * *" });
+    expect(await alice.crons.count({ threadId: thread.thread_id })).toBe(2);
+    await alice.threads.delete(thread.thread_id);
+    await until(async () => (await alice.crons.count({ threadId: thread.thread_id })) === 0, "the thread's crons deleted");
+    expect(await alice.crons.count({ threadId: kept.thread_id })).toBe(1);
+  });
+
   it("another user's cron or thread is a 404, never a 403", async () => {
     const thread = await alice.threads.create();
     const cron = await alice.crons.createForThread(thread.thread_id, "lead", { schedule: "0 9 * * *" });
