@@ -28,7 +28,7 @@ export const CRON_BATCH = 100;
 
 export interface CronSchedulerOptions {
   crons: CronStore;
-  runs: Pick<RunManager, "createOrReject" | "join" | "deleteThread">;
+  runs: Pick<RunManager, "createOrReject" | "join" | "deleteThread" | "isShuttingDown">;
   /** Where a stateless cron's threads are created (the run manager's store). */
   store: Pick<RunStore, "createThread" | "deleteThread">;
   clock?: Clock;
@@ -96,6 +96,8 @@ export class CronScheduler {
     }
     const fires: CronFire[] = [];
     for (const cron of due) {
+      // A worker shutting down claims no tick (it could not admit the run): another worker fires it.
+      if (this.options.runs.isShuttingDown) break;
       const fire = await this.claimAndFire(cron, nowMs, now);
       if (fire) fires.push(fire);
     }
