@@ -176,6 +176,12 @@ export interface RunStore {
    * deleted. Without it the run manager falls back to `cancelPending` (the record stays).
    */
   withdrawPending?(runId: string): Promise<boolean>;
+  /**
+   * Optional: delete a finished run (any terminal status) with its journal and report, in
+   * one transaction (the API's `DELETE /threads/:tid/runs/:rid`); true when deleted, false
+   * when it does not exist or is still pending or running (it is then left alone).
+   */
+  deleteFinishedRun?(runId: string): Promise<boolean>;
   /** Running runs whose lease expired before `now`. */
   expiredRuns(now: number): Promise<RunRecord[]>;
   /** The reaper's terminal write: CAS on epoch of a running run whose lease expired; `status` follows the outcome. */
