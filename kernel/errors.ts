@@ -141,6 +141,10 @@ export const ERRORS = {
     description: "A run was requested on a thread that already has a pending or running run, with the multitask strategy `reject` (HTTP 409).",
     solve: "Wait for the active run (`join`), cancel it, or use the strategy `interrupt`, `rollback` or `enqueue`.",
   },
+  KEEL_ERR_RUN_FORK_FAILED: {
+    description: "A run asked to start from an earlier checkpoint of its thread (`checkpoint_id`) that is missing, or that cannot be copied faithfully (pending writes of a step in progress, an older format); the run fails before the agent starts.",
+    solve: "Pick a checkpoint of the thread's history where a run ended (its `checkpoint_id`), in the root namespace.",
+  },
   KEEL_ERR_RUN_ROLLBACK_UNAVAILABLE: {
     description: "A rollback was requested for a run whose pre-run checkpoint or workspace snapshot could not be captured, so it cannot be undone completely; nothing was changed (HTTP 409).",
     solve: "Use `interrupt` (keeps the run's progress) instead, or give the runtime executor a checkpointer (and a workspace directory) so rollback points can be captured.",

@@ -35,6 +35,8 @@ export interface RunRequest {
   onDisconnect?: "cancel" | "continue";
   /** Turn limit after clamping to the server maximum. */
   maxTurns?: number;
+  /** Start from this earlier checkpoint of the thread (root namespace): a fork (checkpoint-fork.ts). */
+  checkpointId?: string;
 }
 
 /** run@1 plus the request and the user. */

@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import { isKeelError } from "../../kernel/errors.js";
 import type { RunRecord, RunRequest, ThreadRecord } from "../../kernel/runs/types.js";
-import { notFound } from "./http-errors.js";
+import { HttpError, notFound } from "./http-errors.js";
 import type { RunCreateBody as BasicRunCreateBody } from "./schemas.js";
 import type { RunCreateBody } from "./schemas-runs.js";
-import { dueAtOf, refuseUnsupportedFields, requestedMaxTurns } from "./run-fields.js";
+import { dueAtOf, refuseUnsupportedFields, requestedCheckpoint, requestedMaxTurns, unsupported } from "./run-fields.js";
 import { ownedThread, type GatewayContext } from "./context.js";
 
 /** Either schema's body: the thread routes' (schemas-runs.ts) or the older subset (schemas.ts). */
@@ -62,7 +62,9 @@ export async function admitRun(ctx: GatewayContext, request: FastifyRequest, thr
   const createMissing = options.createMissing || full.if_not_exists === "create";
   const created = createMissing ? await threadForRun(ctx, threadId, request.user, body) : (await ownedThread(ctx, threadId, request.user), false);
   const dueAt = dueAtOf(full.after_seconds, Date.parse(ctx.now()));
+  const fork = requestedCheckpoint(full, threadId);
   try {
+    if (fork) runRequest.checkpointId = await forkPoint(ctx, threadId, fork);
     // The run service checks ownership again and owns the per-user limit, request hygiene
     // and the multitask strategy, so every entry point gets them.
     return await ctx.deps.runs.createOrReject(threadId, runRequest, { user: request.user, strategy: body.multitask_strategy ?? "reject", ...(dueAt ? { dueAt } : {}) });
@@ -101,6 +103,19 @@ async function threadForRun(ctx: GatewayContext, threadId: string, user: string,
     if (isKeelError(error) && error.code === "KEEL_ERR_STORE_CONFLICT") return (await ownedThread(ctx, threadId, user), false);
     throw error;
   }
+}
+
+/**
+ * A fork point the executor can run from: a checkpoint of the thread's that is missing is a
+ * 404 (`pointer` the field); one with pending writes, or an executor that cannot fork, a 400
+ * `KEEL_ERR_HTTP_UNSUPPORTED_FIELD`.
+ */
+async function forkPoint(ctx: GatewayContext, threadId: string, fork: { id: string; pointer: string }): Promise<string> {
+  const status = await ctx.deps.runs.checkpointForkStatus(threadId, fork.id);
+  if (status === "missing") throw new HttpError(404, "KEEL_ERR_HTTP_NOT_FOUND", `checkpoint \`${fork.id}\` of thread \`${threadId}\` not found`, fork.pointer);
+  if (status === "unforkable") unsupported(fork.pointer, "this checkpoint has pending writes of a step in progress (or an older format); pick a checkpoint where a run ended");
+  if (status === "unsupported") unsupported(fork.pointer, "this server's executor cannot run from an earlier checkpoint");
+  return fork.id;
 }
 
 /** A fresh id for a threadless run's temporary thread. */

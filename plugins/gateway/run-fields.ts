@@ -26,15 +26,29 @@ export function refuseUnsupportedFields(body: RunCreateBody): void {
   const checkpoint = body.checkpoint;
   if (checkpoint?.checkpoint_ns) unsupported("/checkpoint/checkpoint_ns", "only the root namespace (`\"\"`) can be run from");
   if (checkpoint?.checkpoint_map && Object.keys(checkpoint.checkpoint_map).length > 0) unsupported("/checkpoint/checkpoint_map", "a checkpoint map is not supported");
-  if (body.checkpoint_id != null) unsupported("/checkpoint_id", "running from an earlier checkpoint (a fork) is not supported yet");
-  if (checkpoint?.checkpoint_id != null) unsupported("/checkpoint/checkpoint_id", "running from an earlier checkpoint (a fork) is not supported yet");
+}
+
+/**
+ * The checkpoint a run starts from (a fork): `checkpoint_id`, or `checkpoint.checkpoint_id`
+ * (both: they must agree); `checkpoint.thread_id`, when given, must be the run's thread.
+ * Returns the id and the pointer to name in errors.
+ */
+export function requestedCheckpoint(body: RunCreateBody, threadId: string): { id: string; pointer: string } | undefined {
+  const nested = body.checkpoint?.checkpoint_id ?? undefined;
+  const direct = body.checkpoint_id ?? undefined;
+  if (direct !== undefined && nested !== undefined && direct !== nested) invalid("/checkpoint/checkpoint_id", "differs from `checkpoint_id`; give one");
+  const owner = body.checkpoint?.thread_id;
+  if (owner != null && owner !== threadId) invalid("/checkpoint/thread_id", "names another thread; a run starts from a checkpoint of its own thread");
+  if (direct !== undefined) return { id: direct, pointer: "/checkpoint_id" };
+  if (nested !== undefined) return { id: nested, pointer: "/checkpoint/checkpoint_id" };
+  return undefined;
 }
 
 function invalid(pointer: string, why: string): never {
   throw new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", `invalid body at \`${pointer}\`: ${why}`, pointer);
 }
 
-function unsupported(pointer: string, why: string): never {
+export function unsupported(pointer: string, why: string): never {
   throw new HttpError(400, "KEEL_ERR_HTTP_UNSUPPORTED_FIELD", `unsupported value at \`${pointer}\`: ${why}`, pointer);
 }
 
