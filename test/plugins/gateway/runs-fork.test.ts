@@ -2,8 +2,11 @@
  * A run from an earlier checkpoint (`checkpoint_id` / `checkpoint`: a fork) through the SDK,
  * on a real kernel runtime with a checkpointer (plugins/gateway/README.md, "Runs API").
  */
+import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { MemorySaver } from "@langchain/langgraph";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compose } from "../../../kernel/compose/index.js";
@@ -14,22 +17,36 @@ import { MemoryRunStore } from "../../../kernel/runs/memory-store.js";
 import { RunManager } from "../../../kernel/runs/run-manager.js";
 import { createRuntimeExecutor } from "../../../kernel/runs/runtime-executor.js";
 import { ApiKeys, createGateway, type GatewayApp } from "../../../plugins/gateway/index.js";
+import type { RunStore } from "../../../kernel/runs/types.js";
+import { closeCheckpointer, createCheckpointer, createSqlRunStore } from "../../../plugins/store-sql/index.js";
 import { ScriptedChatModel } from "../../../tools/testing/scripted-model.js";
+import { postgresUnavailable } from "../../e2e/services.js";
+import { scratchDatabase } from "../store-sql/scratch-database.js";
 import { sdkError } from "./runs-api-harness.js";
+
+interface Backend {
+  checkpointer: BaseCheckpointSaver;
+  store: RunStore;
+  dispose(): Promise<void>;
+}
 
 const echo = definePlugin({
   manifest: { name: "echo-tools", version: "1.0.0", kind: "service", kernel: ">=0.1.0", description: "echo tool", hooks: {} },
   tools: [{ name: "echo", description: "echo", schema: { type: "object" }, invoke: () => "echo" }],
 });
 
-describe("runs from an earlier checkpoint (a fork) through the SDK", () => {
-  const checkpointer = new MemorySaver();
+function describeFork(name: string, open: () => Promise<Backend>): void {
+describe(`runs from an earlier checkpoint (a fork) through the SDK: ${name}`, () => {
+  let checkpointer: BaseCheckpointSaver;
+  let backend: Backend;
   let app: GatewayApp;
   let manager: RunManager;
   let alice: Client;
 
   beforeAll(async () => {
-    const store = new MemoryRunStore();
+    backend = await open();
+    checkpointer = backend.checkpointer;
+    const store = backend.store;
     const bridge = new MemoryStreamBridge();
     // One answer per run, in turn: "one", "two", "three", …
     const model = new ScriptedChatModel({ script: { turns: ["one", "two", "three", "four"].map((content) => ({ content })) } });
@@ -41,8 +58,9 @@ describe("runs from an earlier checkpoint (a fork) through the SDK", () => {
     alice = new Client({ apiUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, apiKey: "key-alice", callerOptions: { maxRetries: 0 } });
   });
   afterAll(async () => {
-    await manager.shutdown();
-    await app.close();
+    await manager?.shutdown();
+    await app?.close();
+    await backend?.dispose();
   });
 
   const texts = (values: unknown) => ((values as { messages: { content: string }[] }).messages ?? []).map((m) => m.content);
@@ -82,3 +100,44 @@ describe("runs from an earlier checkpoint (a fork) through the SDK", () => {
     expect(await alice.runs.list(thread.thread_id)).toHaveLength(1);
   });
 });
+}
+
+describeFork("memory", async () => ({ checkpointer: new MemorySaver(), store: new MemoryRunStore(), dispose: async () => undefined }));
+
+const sqliteDir = mkdtempSync(join(tmpdir(), "keel-runs-fork-"));
+afterAll(() => rmSync(sqliteDir, { recursive: true, force: true }));
+describeFork("SQLite", async () => {
+  const url = `sqlite:${join(sqliteDir, "keel.db")}`;
+  const store = await createSqlRunStore(url);
+  const checkpointer = await createCheckpointer(url);
+  return {
+    checkpointer,
+    store,
+    dispose: async () => {
+      await closeCheckpointer(checkpointer);
+      await store.close();
+    },
+  };
+});
+
+const PG_URL = process.env.KEEL_TEST_PG_URL ?? "postgres://keel:keel@127.0.0.1:5432/keel";
+const skipReason = await postgresUnavailable(PG_URL);
+if (skipReason !== null) {
+  console.warn(`skipping the fork on PostgreSQL: ${skipReason}`);
+  describe.skip(`runs from an earlier checkpoint: PostgreSQL (${skipReason})`, () => it("skipped", () => undefined));
+} else {
+  describeFork("PostgreSQL", async () => {
+    const { url, drop } = await scratchDatabase(PG_URL, "keel_runs_fork");
+    const store = await createSqlRunStore(url);
+    const checkpointer = await createCheckpointer(url);
+    return {
+      checkpointer,
+      store,
+      dispose: async () => {
+        await closeCheckpointer(checkpointer);
+        await store.close();
+        await drop();
+      },
+    };
+  });
+}
