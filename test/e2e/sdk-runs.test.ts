@@ -48,6 +48,24 @@ describe("keel serve: the Runs API through the SDK", () => {
     expect(await alice.runs.list(threadId)).toEqual([]);
   });
 
+  it("runs.stream(null) runs on a temporary thread that is deleted (with its runs) once the run ended (onCompletion delete, the default)", async () => {
+    let created: { run_id: string; thread_id?: string } | undefined;
+    const events: string[] = [];
+    for await (const part of alice.runs.stream(null, "lead", { input, onRunCreated: (meta) => (created = meta) })) events.push(part.event);
+    expect(events[0]).toBe("metadata");
+    expect(events.at(-1)).toBe("end");
+    let gone = false;
+    for (let i = 0; i < 200 && !gone; i++) {
+      gone = await alice.threads.get(created!.thread_id!).then(
+        () => false,
+        (error: { status?: number }) => error.status === 404,
+      );
+      if (!gone) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(gone).toBe(true);
+    await expect(alice.runs.get(created!.thread_id!, created!.run_id)).rejects.toMatchObject({ status: 404 });
+  });
+
   it("config.recursion_limit 12 allows one turn: the run ends with a turn_capped forced answer, not a recursion error", async () => {
     const thread = await alice.threads.create();
     const values = (await alice.runs.wait(thread.thread_id, "lead", { input, config: { recursion_limit: 12 } })) as { outcome: { status: string; stopReasons: { reason: string }[] } };
