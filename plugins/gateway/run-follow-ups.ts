@@ -21,18 +21,36 @@ export interface FollowUp {
  */
 export function followUpRun(ctx: GatewayContext, run: RunRecord, followUp: FollowUp, log: { warn(obj: object, msg: string): void }): void {
   if (!followUp.webhook && !followUp.deleteThread) return;
+  const signal = followUpSignal(ctx);
   void (async () => {
-    const done = await ctx.deps.runs.join(run.runId);
+    const done = await ctx.deps.runs.join(run.runId, signal);
     const values = publicValues(await ctx.deps.runs.getThreadState(done.threadId).catch(() => ({})));
     if (followUp.deleteThread) {
       await followUp.holdUntil?.catch(() => undefined);
       await ctx.deps.runs.deleteThread(done.threadId, { user: done.user, waitMs: ctx.deleteWaitMs });
     }
     if (followUp.webhook && ctx.webhooks) {
-      const delivery = await ctx.webhooks.deliver(followUp.webhook, webhookPayload(ctx, done, values));
-      if (!delivery.delivered) log.warn({ runId: done.runId, attempts: delivery.attempts, status: delivery.status, reason: delivery.reason }, "webhook not delivered");
+      const delivery = await ctx.webhooks.deliver(followUp.webhook, webhookPayload(ctx, done, values), signal);
+      if (!delivery.delivered && !signal.aborted) log.warn({ runId: done.runId, attempts: delivery.attempts, status: delivery.status, reason: delivery.reason }, "webhook not delivered");
     }
-  })().catch((error: unknown) => log.warn({ err: error, runId: run.runId }, "run follow-up failed"));
+  })().catch((error: unknown) => {
+    // The gateway closing stops waiting (shutdown): not a failure to report.
+    if (!signal.aborted) log.warn({ err: error, runId: run.runId }, "run follow-up failed");
+  });
+}
+
+const followUps = new WeakMap<GatewayContext, AbortController>();
+
+/** Aborted when the gateway closes: follow-ups stop waiting for their runs and stop retrying webhooks. */
+function followUpSignal(ctx: GatewayContext): AbortSignal {
+  let controller = followUps.get(ctx);
+  if (!controller) followUps.set(ctx, (controller = new AbortController()));
+  return controller.signal;
+}
+
+/** Stop every follow-up of this gateway (its `onClose`). */
+export function stopFollowUps(ctx: GatewayContext): void {
+  followUps.get(ctx)?.abort(new Error("the gateway is closing"));
 }
 
 /** LangGraph's webhook body: the Run, its final `status`, `values`, times, and `error` for a failed run. */

@@ -65,7 +65,7 @@ export class WebhookSender {
   }
 
   /** POST `payload` with retries; never throws. A host that resolves to loopback without being named is not called. */
-  async deliver(raw: string, payload: unknown): Promise<WebhookDelivery> {
+  async deliver(raw: string, payload: unknown, signal?: AbortSignal): Promise<WebhookDelivery> {
     let url: URL;
     try {
       url = this.check(raw)!;
@@ -83,6 +83,7 @@ export class WebhookSender {
     let backoff = this.options.backoffMs ?? WEBHOOK_DEFAULTS.backoffMs;
     let last: WebhookDelivery = { delivered: false, attempts: 0 };
     for (let attempt = 1; attempt <= attempts; attempt++) {
+      if (signal?.aborted) return { ...last, reason: "stopped: the server is closing" };
       if (attempt > 1) {
         await sleep(backoff);
         backoff *= 2;
@@ -93,7 +94,7 @@ export class WebhookSender {
           headers: { "content-type": "application/json" },
           body: JSON.stringify(payload),
           redirect: "manual",
-          signal: AbortSignal.timeout(this.options.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs),
+          signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(this.options.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs)]) : AbortSignal.timeout(this.options.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs),
         });
         await response.body?.cancel().catch(() => undefined);
         if (response.ok) return { delivered: true, attempts: attempt, status: response.status };

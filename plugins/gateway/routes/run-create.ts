@@ -9,7 +9,7 @@ import { RunCreateBody } from "../schemas-runs.js";
 import { runToWire } from "../wire-records.js";
 import { toWireJson } from "../wire-json.js";
 import { answerKeepingAlive } from "../keep-alive.js";
-import { followUpRun } from "../run-follow-ups.js";
+import { followUpRun, stopFollowUps } from "../run-follow-ups.js";
 import type { GatewayApp, GatewayContext } from "../context.js";
 
 /**
@@ -18,6 +18,7 @@ import type { GatewayApp, GatewayContext } from "../context.js";
  */
 export function registerRunCreateRoutes(app: GatewayApp, ctx: GatewayContext): void {
   const schema = { params: ThreadParams, body: RunCreateBody };
+  app.addHook("onClose", async () => stopFollowUps(ctx));
   app.post("/threads/:tid/runs", { schema }, async (request, reply) => startInBackground(ctx, request, reply, request.params.tid, request.body));
   app.post("/threads/:tid/runs/stream", { schema }, async (request, reply) => startStreaming(ctx, request, reply, request.params.tid, request.body));
   app.post("/threads/:tid/runs/wait", { schema }, async (request, reply) => startWaiting(ctx, request, reply, request.params.tid, request.body));

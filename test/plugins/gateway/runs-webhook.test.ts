@@ -88,6 +88,9 @@ describe("WebhookSender", () => {
       expect(await sender.deliver(receiver.url, { n: 2 })).toEqual({ delivered: false, attempts: 3, status: 502, reason: "answered 502" });
       expect(await sender.deliver(receiver.url, { n: 3 })).toEqual({ delivered: true, attempts: 1, status: 200 });
       expect(receiver.received.map((r) => r.body.n)).toEqual([1, 2, 2, 2, 3]);
+      // A closing server sends nothing more.
+      expect(await sender.deliver(receiver.url, { n: 4 }, AbortSignal.abort())).toMatchObject({ delivered: false, attempts: 0, reason: expect.stringContaining("closing") });
+      expect(receiver.received).toHaveLength(5);
     } finally {
       await receiver.close();
     }
