@@ -141,6 +141,10 @@ export const ERRORS = {
     description: "A run was requested on a thread that already has a pending or running run, with the multitask strategy `reject` (HTTP 409).",
     solve: "Wait for the active run (`join`), cancel it, or use the strategy `interrupt`, `rollback` or `enqueue`.",
   },
+  KEEL_ERR_RUN_FORK_FAILED: {
+    description: "A run asked to start from an earlier checkpoint of its thread (`checkpoint_id`) that is missing, or that cannot be copied faithfully (pending writes of a step in progress, an older format); the run fails before the agent starts.",
+    solve: "Pick a checkpoint of the thread's history where a run ended (its `checkpoint_id`), in the root namespace.",
+  },
   KEEL_ERR_RUN_ROLLBACK_UNAVAILABLE: {
     description: "A rollback was requested for a run whose pre-run checkpoint or workspace snapshot could not be captured, so it cannot be undone completely; nothing was changed (HTTP 409).",
     solve: "Use `interrupt` (keeps the run's progress) instead, or give the runtime executor a checkpointer (and a workspace directory) so rollback points can be captured.",
@@ -413,6 +417,14 @@ export const ERRORS = {
   KEEL_ERR_HTTP_HOST_NOT_ALLOWED: {
     description: "A server without API keys bound to loopback got a request whose `Host` is not `localhost`, `127.0.0.1` or `[::1]` (403): DNS rebinding is refused.",
     solve: "Address the server as localhost / 127.0.0.1 / [::1], or configure `KEEL_API_KEYS` to serve other host names.",
+  },
+  KEEL_ERR_HTTP_UNSUPPORTED_FIELD: {
+    description: "A run request sets a LangGraph field to a value Keel does not support (400): `command`, `interrupt_before`/`interrupt_after`, `stream_subgraphs: true`, `feedback_keys`, `langsmith_tracer`, `durability: \"exit\"`, `checkpoint_during: false`, a `checkpoint_ns`, …; `pointer` names the field. Such a field is refused, never silently ignored.",
+    solve: "Drop the field or send a supported value (the gateway plugin's README lists each field and what Keel does with it).",
+  },
+  KEEL_ERR_HTTP_WEBHOOK_NOT_ALLOWED: {
+    description: "A run request's `webhook` is not an absolute http(s) URL whose host the server allows (400, `pointer` `/webhook`): webhooks are off unless the server names allowed hosts (`keel serve --webhook-host HOST`), and a loopback address is refused unless it is named.",
+    solve: "Use a URL on an allowed host, or start the server with `--webhook-host` naming the host.",
   },
   KEEL_ERR_SERVE_CONFIG: {
     description: "`keel serve` was started with an invalid combination of flags or environment (a non-loopback host without `KEEL_API_KEYS`, a malformed `KEEL_API_KEYS`, an unknown `--model` or `--db`).",

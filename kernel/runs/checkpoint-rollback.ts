@@ -41,17 +41,27 @@ export async function captureCheckpointRollback(checkpointer: BaseCheckpointSave
   if (!copiesFaithfully(saved)) return null;
   const snapshot = copyCheckpoint(saved.checkpoint);
   const metadata = saved.metadata;
-  return staged(async () => {
-    const head = await checkpointer.getTuple(config);
-    const nextVersion = checkpointer.getNextVersion.bind(checkpointer) as (current: Version | undefined) => Version;
-    const fresh = nextVersion(newestVersion([snapshot.channel_versions, head?.checkpoint.channel_versions ?? {}]));
-    const restored = withFreshVersions(snapshot, fresh);
-    const forkMetadata = { source: "fork", step: (metadata?.step ?? -1) + 1, parents: metadata?.parents ?? {}, keelRollbackOf: snapshot.id } as CheckpointMetadata;
-    await checkpointer.put(head?.config ?? config, restored, forkMetadata, restored.channel_versions);
-  });
+  return staged(() => writeAsHead(checkpointer, threadId, snapshot, metadata, { keelRollbackOf: snapshot.id }));
 }
 
-function copiesFaithfully(saved: CheckpointTuple): boolean {
+/**
+ * Write `snapshot` again as the thread's newest checkpoint (LangGraph's `__copy__` fork),
+ * every channel at one fresh version above anything the thread used (see above); `mark`
+ * goes into the new checkpoint's metadata. Shared by rollback and by a run from an earlier
+ * checkpoint (checkpoint-fork.ts).
+ */
+export async function writeAsHead(checkpointer: BaseCheckpointSaver, threadId: string, snapshot: Checkpoint, metadata: CheckpointMetadata | undefined, mark: Record<string, unknown>): Promise<void> {
+  const config = { configurable: { thread_id: threadId, checkpoint_ns: "" } };
+  const head = await checkpointer.getTuple(config);
+  const nextVersion = checkpointer.getNextVersion.bind(checkpointer) as (current: Version | undefined) => Version;
+  const fresh = nextVersion(newestVersion([snapshot.channel_versions, head?.checkpoint.channel_versions ?? {}]));
+  const restored = withFreshVersions(snapshot, fresh);
+  const forkMetadata = { source: "fork", step: (metadata?.step ?? -1) + 1, parents: metadata?.parents ?? {}, ...mark } as CheckpointMetadata;
+  await checkpointer.put(head?.config ?? config, restored, forkMetadata, restored.channel_versions);
+}
+
+/** Whether the checkpoint can be copied as the thread's head without losing anything. */
+export function copiesFaithfully(saved: CheckpointTuple): boolean {
   if ((saved.pendingWrites?.length ?? 0) > 0) return false;
   if (saved.checkpoint.v < 4) return false;
   const metadata = (saved.metadata ?? {}) as Record<string, unknown>;

@@ -75,6 +75,11 @@ export interface RunExecutor {
   /** The thread's persisted channel values (the state route); `{}` for a thread with none. */
   getThreadState(threadId: string): Promise<Record<string, unknown>>;
   /**
+   * Whether a run may start from checkpoint `checkpointId` of the thread (`RunRequest.checkpointId`,
+   * checkpoint-fork.ts). Optional: without it runs from an earlier checkpoint are not supported.
+   */
+  checkpointForkStatus?(threadId: string, checkpointId: string): Promise<"forkable" | "missing" | "unforkable">;
+  /**
    * Remove what the executor keeps of a deleted thread once its runs have ended: the
    * checkpoints of `checkpointThreads` (the thread's own and its children's,
    * `<thread>/<agent path>`) and anything else it holds (a host's workspace directory).

@@ -236,6 +236,15 @@ export class MemoryRunStore implements RunStore {
     return true;
   }
 
+  async deleteFinishedRun(runId: string): Promise<boolean> {
+    const stored = this.runs.get(runId);
+    if (!stored || stored.record.status === "pending" || stored.record.status === "running") return false;
+    this.runs.delete(runId);
+    this.journals.delete(runId);
+    this.reports.delete(runId);
+    return true;
+  }
+
   async countRuns(status: "pending" | "running"): Promise<number> {
     let count = 0;
     for (const stored of this.runs.values()) if (stored.record.status === status) count++;

@@ -45,6 +45,15 @@ export function cancelledOutcome(cause: CancelCause, from?: StatusV2Payload, det
   };
 }
 
+/**
+ * Whether `outcome` is a cancel with rollback whose undo did not fail (a rollback of a run
+ * that had not started counts): LangGraph's API then treats the run as deleted.
+ */
+export function isRolledBack(outcome: StatusV2Payload | undefined): boolean {
+  const message = outcome?.error?.message ?? "";
+  return outcome?.status === "cancelled" && message.startsWith(CANCEL_MESSAGES.rollback) && !message.includes("the rollback failed");
+}
+
 /** The reaper's outcome for a run whose worker stopped renewing its lease. */
 export function leaseExpiredOutcome(owner: string | undefined, leaseExpiresAt: string | undefined): StatusV2Payload {
   const message = `The lease of worker \`${owner ?? "unknown"}\` expired${leaseExpiresAt ? ` at ${leaseExpiresAt}` : ""} before the run finished; the run is marked failed`;

@@ -21,6 +21,8 @@
  * 5. Limits are clamped to the server maximum `maxTurns`: `request.maxTurns` to
  *    [1, maxTurns] (a non-number is dropped), and `config.recursion_limit` /
  *    `config.recursionLimit` to at most `2 × maxTurns + 10` (the runtime's own setting).
+ * 6. `checkpointId` (a run from an earlier checkpoint, checkpoint-fork.ts) is kept when it
+ *    is a non-empty string; it is the one way to name a fork point.
  */
 import { isRecord } from "../../contracts/plain-object.js";
 import { KeelError } from "../errors.js";
@@ -62,6 +64,8 @@ export function sanitizeRunRequest(request: RunRequest, limits: HygieneLimits): 
   if (copy.onDisconnect === "cancel" || copy.onDisconnect === "continue") out.onDisconnect = copy.onDisconnect;
   const maxTurns = clampTurns(copy.maxTurns, limits.maxTurns);
   if (maxTurns !== undefined) out.maxTurns = maxTurns;
+  // The fork point is an explicit field, never read from `config.configurable` (step 4).
+  if (typeof copy.checkpointId === "string" && copy.checkpointId.length > 0) out.checkpointId = copy.checkpointId;
   checkRequestedModel(out, limits.allowedModels);
   return out;
 }

@@ -282,6 +282,16 @@ export class RunManager {
     return this.ctx.executor.getThreadState(threadId);
   }
 
+  /**
+   * Whether a run on `threadId` may start from its checkpoint `checkpointId` (a fork):
+   * `unsupported` when the executor cannot fork (checkpoint-fork.ts).
+   */
+  async checkpointForkStatus(threadId: string, checkpointId: string, scope: ThreadScope = {}): Promise<"forkable" | "missing" | "unforkable" | "unsupported"> {
+    if (scope.user !== undefined) await ownedThread(this.ctx.store, threadId, scope.user);
+    const status = this.ctx.executor.checkpointForkStatus?.bind(this.ctx.executor);
+    return status ? status(threadId, checkpointId) : "unsupported";
+  }
+
   /** The run's saved run-report@1, or null before its finalization. */
   async getReport(threadId: string, runId: string, scope: ThreadScope = {}): Promise<unknown | null> {
     await this.getRun(threadId, runId, scope);

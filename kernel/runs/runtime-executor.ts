@@ -18,6 +18,8 @@ import { captureCheckpointRollback, type StagedRollback } from "./checkpoint-rol
 import type { RollbackPoint, RunExecutor } from "./executor.js";
 import type { RunRecord } from "./types.js";
 import { toRuntimeInput } from "./runtime-input.js";
+import { checkpointForkStatus, forkFromCheckpoint } from "./checkpoint-fork.js";
+import { KeelError } from "../errors.js";
 
 export interface RuntimeExecutorOptions {
   runtime: AgentRuntime;
@@ -76,6 +78,11 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeE
         },
         modelRequest: (record) => modelRequests.push(record),
       });
+      if (run.request.checkpointId !== undefined) {
+        if (!options.checkpointer) throw new KeelError("KEEL_ERR_RUN_FORK_FAILED", "this executor has no checkpointer: a run cannot start from an earlier checkpoint");
+        io.fence?.assertHeld("forking the thread's checkpoint");
+        await forkFromCheckpoint(options.checkpointer, run.threadId, run.request.checkpointId);
+      }
       const maxTurns = run.request.maxTurns ?? options.maxTurns;
       const children = new Map<string, ChildAgentResult>();
       live.set(run.runId, { scope, children });
@@ -133,6 +140,10 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeE
     },
 
     getThreadState: (threadId) => runtime.getState(threadId),
+
+    async checkpointForkStatus(threadId, checkpointId) {
+      return options.checkpointer ? checkpointForkStatus(options.checkpointer, threadId, checkpointId) : "unforkable";
+    },
 
     async purgeThread(_threadId, { checkpointThreads }) {
       const checkpointer = options.checkpointer;

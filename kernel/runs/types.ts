@@ -35,6 +35,8 @@ export interface RunRequest {
   onDisconnect?: "cancel" | "continue";
   /** Turn limit after clamping to the server maximum. */
   maxTurns?: number;
+  /** Start from this earlier checkpoint of the thread (root namespace): a fork (checkpoint-fork.ts). */
+  checkpointId?: string;
 }
 
 /** run@1 plus the request and the user. */
@@ -176,6 +178,12 @@ export interface RunStore {
    * deleted. Without it the run manager falls back to `cancelPending` (the record stays).
    */
   withdrawPending?(runId: string): Promise<boolean>;
+  /**
+   * Optional: delete a finished run (any terminal status) with its journal and report, in
+   * one transaction (the API's `DELETE /threads/:tid/runs/:rid`); true when deleted, false
+   * when it does not exist or is still pending or running (it is then left alone).
+   */
+  deleteFinishedRun?(runId: string): Promise<boolean>;
   /** Running runs whose lease expired before `now`. */
   expiredRuns(now: number): Promise<RunRecord[]>;
   /** The reaper's terminal write: CAS on epoch of a running run whose lease expired; `status` follows the outcome. */

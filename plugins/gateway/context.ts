@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { RunRecord, ThreadRecord } from "../../kernel/runs/types.js";
 import { notFound } from "./http-errors.js";
 import type { GatewayDeps } from "./ports.js";
+import type { WebhookSender } from "./webhook.js";
 
 export type GatewayApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -38,6 +39,8 @@ export interface GatewayContext {
   /** Served on `GET /metrics` when given. */
   readonly metrics?: MetricsExposition;
   readonly observability: ObservabilityInfo;
+  /** Sends runs' webhooks; absent: a run with a `webhook` is refused (400). */
+  readonly webhooks?: WebhookSender;
 }
 
 /** The thread, if it exists and `user` created it; another user's thread is a 404, never a 403. */

@@ -1,16 +1,24 @@
+import { randomUUID } from "node:crypto";
 import type { FastifyRequest } from "fastify";
-import type { RunRecord, RunRequest } from "../../kernel/runs/types.js";
+import { isKeelError } from "../../kernel/errors.js";
+import type { RunRecord, RunRequest, ThreadRecord } from "../../kernel/runs/types.js";
 import { HttpError, notFound } from "./http-errors.js";
-import type { RunCreateBody } from "./schemas.js";
+import type { RunCreateBody as BasicRunCreateBody } from "./schemas.js";
+import type { RunCreateBody } from "./schemas-runs.js";
+import { dueAtOf, refuseUnsupportedFields, requestedCheckpoint, requestedMaxTurns, unsupported } from "./run-fields.js";
 import { ownedThread, type GatewayContext } from "./context.js";
+
+/** Either schema's body: the thread routes' (schemas-runs.ts) or the older subset (schemas.ts). */
+type AnyRunCreateBody = RunCreateBody | BasicRunCreateBody;
 
 /**
  * The body of a run-creation request in Keel's terms. Where a caller may ask for a turn
- * limit (`context.max_turns` or `config.configurable.max_turns`), the run service
- * clamps it to the server maximum; hygiene (`__` keys, receipt metadata) is the run
- * service's too, so every entry point gets it.
+ * limit (`context.max_turns`, `config.configurable.max_turns`, or LangGraph's
+ * `config.recursion_limit` mapped to turns), the run service clamps it to the server
+ * maximum; hygiene (`__` keys, receipt metadata) is the run service's too, so every
+ * entry point gets it.
  */
-export function toRunRequest(body: RunCreateBody): RunRequest {
+export function toRunRequest(body: AnyRunCreateBody): RunRequest {
   const streamMode = body.stream_mode == null ? undefined : Array.isArray(body.stream_mode) ? [...body.stream_mode] : [body.stream_mode];
   const maxTurns = requestedMaxTurns(body);
   return {
@@ -25,32 +33,94 @@ export function toRunRequest(body: RunCreateBody): RunRequest {
   };
 }
 
-function requestedMaxTurns(body: RunCreateBody): number | undefined {
-  const configurable = body.config?.configurable as Record<string, unknown> | undefined;
-  const candidates: [unknown, string][] = [
-    [body.context?.max_turns, "/context/max_turns"],
-    [configurable?.max_turns, "/config/configurable/max_turns"],
-  ];
-  for (const [value, pointer] of candidates) {
-    if (value === undefined || value === null) continue;
-    if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-      throw new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", `invalid body at \`${pointer}\`: must be an integer >= 1`, pointer);
-    }
-    return value;
-  }
-  return undefined;
+/**
+ * The body's checks that need no store: unsupported fields (400 naming the field), the
+ * assistant (404), the turn limit, the webhook's host. Returns the run request.
+ */
+export function checkRunBody(ctx: GatewayContext, body: RunCreateBody): RunRequest {
+  refuseUnsupportedFields(body);
+  if (!ctx.stacks.includes(body.assistant_id)) throw notFound(`assistant \`${body.assistant_id}\``);
+  const runRequest = toRunRequest(body);
+  ctx.webhooks?.check(body.webhook);
+  return runRequest;
+}
+
+/** What an admission does besides the run itself. */
+export interface AdmitOptions {
+  /** A missing thread is created for the caller (`if_not_exists: "create"`, threadless runs). */
+  createMissing?: boolean;
 }
 
 /**
- * Check ownership and the assistant, then hand the run to the run service, which
- * persists it before anyone can see it (and answers 409/429/503 as coded errors).
+ * Check the fields, the thread's ownership and the assistant, then hand the run to the run
+ * service, which persists it before anyone can see it (and answers 409/429/503 as coded
+ * errors). `after_seconds` becomes the run's due time: it stays `pending` until then.
  */
-export async function admitRun(ctx: GatewayContext, request: FastifyRequest, threadId: string, body: RunCreateBody): Promise<RunRecord> {
-  await ownedThread(ctx, threadId, request.user);
-  if (!ctx.stacks.includes(body.assistant_id)) throw notFound(`assistant \`${body.assistant_id}\``);
-  // The run service checks ownership again and owns the per-user limit, request hygiene
-  // and the multitask strategy, so every entry point gets them.
-  return ctx.deps.runs.createOrReject(threadId, toRunRequest(body), { user: request.user, strategy: body.multitask_strategy ?? "reject" });
+export async function admitRun(ctx: GatewayContext, request: FastifyRequest, threadId: string, body: AnyRunCreateBody, options: AdmitOptions = {}): Promise<RunRecord> {
+  const full = body as RunCreateBody;
+  const runRequest = checkRunBody(ctx, full);
+  const createMissing = options.createMissing || full.if_not_exists === "create";
+  const created = createMissing ? await threadForRun(ctx, threadId, request.user, body) : (await ownedThread(ctx, threadId, request.user), false);
+  const dueAt = dueAtOf(full.after_seconds, Date.parse(ctx.now()));
+  const fork = requestedCheckpoint(full, threadId);
+  try {
+    if (fork) runRequest.checkpointId = await forkPoint(ctx, threadId, fork);
+    // The run service checks ownership again and owns the per-user limit, request hygiene
+    // and the multitask strategy, so every entry point gets them.
+    return await ctx.deps.runs.createOrReject(threadId, runRequest, { user: request.user, strategy: body.multitask_strategy ?? "reject", ...(dueAt ? { dueAt } : {}) });
+  } catch (error) {
+    // A refused admission leaves nothing behind: not even the thread made for it.
+    if (created) await ctx.deps.store.deleteThread(threadId).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Make sure the caller has thread `threadId`, creating it when missing (true: created here) (as LangGraph does for
+ * `if_not_exists: "create"` and threadless runs: metadata `graph_id`, `assistant_id` plus
+ * the run's metadata). Another user's thread is a 404, as always.
+ */
+async function threadForRun(ctx: GatewayContext, threadId: string, user: string, body: AnyRunCreateBody): Promise<boolean> {
+  const existing = await ctx.deps.store.getThread(threadId);
+  if (existing) {
+    if (existing.owner !== user) throw notFound(`thread \`${threadId}\``);
+    return false;
+  }
+  const now = ctx.now();
+  const thread: ThreadRecord = {
+    threadId,
+    owner: user,
+    status: "idle",
+    metadata: { graph_id: body.assistant_id, assistant_id: body.assistant_id, ...(body.metadata ?? {}) },
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await ctx.deps.store.createThread(thread);
+    return true;
+  } catch (error) {
+    // Created meanwhile by someone else (or a deleted thread's id still being purged): not the caller's.
+    if (isKeelError(error) && error.code === "KEEL_ERR_STORE_CONFLICT") return (await ownedThread(ctx, threadId, user), false);
+    throw error;
+  }
+}
+
+/**
+ * A fork point the executor can run from: a checkpoint of the thread's that is missing is a
+ * 404 (`pointer` the field); one with pending writes, or an executor that cannot fork, a 400
+ * `KEEL_ERR_HTTP_UNSUPPORTED_FIELD`.
+ */
+async function forkPoint(ctx: GatewayContext, threadId: string, fork: { id: string; pointer: string }): Promise<string> {
+  const status = await ctx.deps.runs.checkpointForkStatus(threadId, fork.id);
+  if (status === "missing") throw new HttpError(404, "KEEL_ERR_HTTP_NOT_FOUND", `checkpoint \`${fork.id}\` of thread \`${threadId}\` not found`, fork.pointer);
+  if (status === "unforkable") unsupported(fork.pointer, "this checkpoint has pending writes of a step in progress (or an older format); pick a checkpoint where a run ended");
+  if (status === "unsupported") unsupported(fork.pointer, "this server's executor cannot run from an earlier checkpoint");
+  return fork.id;
+}
+
+/** A fresh id for a threadless run's temporary thread. */
+export function newTemporaryThreadId(): string {
+  return randomUUID();
 }
 
 export function runPath(run: Pick<RunRecord, "threadId" | "runId">): string {

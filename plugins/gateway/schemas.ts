@@ -3,9 +3,9 @@ import { HttpError } from "./http-errors.js";
 
 /**
  * Request schemas of the routes (plugins/gateway/README.md). Objects stay open: unknown fields
- * are ignored, because `@langchain/langgraph-sdk` sends fields Keel does not use
- * (`command`, `webhook`, `durability`, …). Fields Keel does use are checked strictly,
- * and a mismatch is a 400 naming the JSON pointer.
+ * are ignored, because `@langchain/langgraph-sdk` may send fields Keel does not know. Fields
+ * Keel knows are checked strictly, and a mismatch is a 400 naming the JSON pointer (the run
+ * routes' full body, every LangGraph field decided, is in schemas-runs.ts).
  */
 
 /** Ids are one URL path segment; the bound keeps them usable as directory and key names. */
@@ -73,6 +73,7 @@ export const AssistantSearchBody = Nullable(
 );
 export type AssistantSearchBody = Static<typeof AssistantSearchBody>;
 
+/** The core of a run-creation body; the run routes take schemas-runs.ts's `RunCreateBody` (a superset). */
 export const RunCreateBody = Type.Object({
   assistant_id: Type.String({ minLength: 1, maxLength: 128 }),
   input: Type.Optional(Type.Unknown()),

@@ -17,6 +17,9 @@ import { registerRunArtifactRoutes } from "./routes/run-artifacts.js";
 import { registerRunCreateRoutes } from "./routes/run-create.js";
 import { registerRunReadRoutes } from "./routes/run-read.js";
 import { registerThreadRoutes } from "./routes/threads.js";
+import { registerThreadlessRunRoutes } from "./routes/runs-threadless.js";
+import { registerRunManageRoutes } from "./routes/runs-manage.js";
+import { WebhookSender, type WebhookOptions } from "./webhook.js";
 
 /** HTTP API: bodies over 1 MiB are refused (413). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -42,6 +45,8 @@ export interface GatewayOptions {
   observability?: ObservabilityInfo;
   /** Timeouts and the per-client connection cap (`DEFAULT_CONNECTION_LIMITS`; plugins/gateway/README.md). */
   limits?: Partial<ConnectionLimits>;
+  /** Runs' `webhook`s: the hosts they may call, timeout, retries (webhook.ts). Default: off (a `webhook` is a 400). */
+  webhooks?: WebhookOptions;
 }
 
 /**
@@ -65,6 +70,7 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
     now,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     observability: options.observability ?? { tracing: { otlp: null, langsmith: false } },
+    webhooks: new WebhookSender(options.webhooks ?? { allowHosts: [] }),
   };
   const limits = readConnectionLimits(options.limits);
   const app = Fastify({
@@ -127,6 +133,8 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
   registerRunReadRoutes(app, ctx);
   registerRunArtifactRoutes(app, ctx);
   if (options.deps.crons) registerCronRoutes(app, ctx, options.deps.crons);
+  registerThreadlessRunRoutes(app, ctx);
+  registerRunManageRoutes(app, ctx);
   await app.ready();
   return app;
 }

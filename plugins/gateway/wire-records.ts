@@ -36,6 +36,7 @@ export function runToWire(run: RunRecord) {
       stream_mode: request.streamMode ?? [],
       on_disconnect: request.onDisconnect ?? "cancel",
       ...(request.maxTurns !== undefined ? { max_turns: request.maxTurns } : {}),
+      ...(request.checkpointId !== undefined ? { checkpoint_id: request.checkpointId } : {}),
     },
     ...(run.outcome ? { outcome: run.outcome } : {}),
   };

@@ -10,7 +10,7 @@ export function deferredRunStore(ready: Promise<RunStore>): RunStore {
   // Observed here so a failure surfaces through the calls, not as an unhandled rejection.
   ready.catch(() => undefined);
   const forward =
-    <K extends Exclude<keyof RunStore, "init" | "close" | "countRuns" | "ping" | "withdrawPending" | "deletedThreads" | "endedRuns">>(method: K) =>
+    <K extends Exclude<keyof RunStore, "init" | "close" | "countRuns" | "ping" | "withdrawPending" | "deleteFinishedRun" | "deletedThreads" | "endedRuns">>(method: K) =>
     async (...args: Parameters<RunStore[K]>): Promise<Awaited<ReturnType<RunStore[K]>>> => {
       const store = await ready;
       return (store[method] as (...a: Parameters<RunStore[K]>) => Promise<Awaited<ReturnType<RunStore[K]>>>)(...args);
@@ -50,6 +50,10 @@ export function deferredRunStore(ready: Promise<RunStore>): RunStore {
     withdrawPending: async (runId) => {
       const store = await ready;
       return store.withdrawPending ? store.withdrawPending(runId) : false;
+    },
+    deleteFinishedRun: async (runId) => {
+      const store = await ready;
+      return store.deleteFinishedRun ? store.deleteFinishedRun(runId) : false;
     },
     ping: async () => {
       await (await ready).ping?.();

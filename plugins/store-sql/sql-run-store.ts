@@ -53,6 +53,7 @@ const STORE_METHODS = [
   "completeRun",
   "cancelPending",
   "withdrawPending",
+  "deleteFinishedRun",
   "countRuns",
   "expiredRuns",
   "expireRun",
@@ -237,6 +238,25 @@ export class SqlRunStore implements RunStore {
   async cancelPending(runId: string, outcome: StatusV2Payload, now: string): Promise<boolean> {
     const updated = await this.em().nativeUpdate(RunEntity, { runId, status: "pending" }, terminalWrite("interrupted", outcome, now));
     return updated === 1;
+  }
+
+  /** The run row only while terminal, then its journal and report, in one transaction. */
+  async deleteFinishedRun(runId: string): Promise<boolean> {
+    const finished = `delete from ${RUNS_TABLE} where run_id = ? and status not in ('pending', 'running')`;
+    const children = [`delete from ${JOURNAL_TABLE} where run_id = ?`, `delete from ${REPORTS_TABLE} where run_id = ?`];
+    const db = this.sqlite;
+    if (db) {
+      return immediateTransaction(db, () => {
+        if (prepared(db, finished).run(runId).changes !== 1) return false;
+        for (const sql of children) prepared(db, sql).run(runId);
+        return true;
+      });
+    }
+    return this.em().transactional(async (em) => {
+      if ((await em.nativeDelete(RunEntity, { runId, status: { $nin: ["pending", "running"] } })) !== 1) return false;
+      for (const sql of children) await em.execute(sql, [runId], "run");
+      return true;
+    });
   }
 
   /** One conditional DELETE: only a `pending` run that was never claimed (epoch 0); a never-started run has no journal or report. */

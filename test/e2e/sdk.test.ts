@@ -137,8 +137,11 @@ describe("keel serve with @langchain/langgraph-sdk", () => {
     }
     expect(wrote).toBe(true);
     const replacement = await alice.runs.create(thread.thread_id, "lead", { input: "Instead.", multitaskStrategy: "rollback" });
-    const undone = await alice.runs.join(thread.thread_id, doomed.run_id).then(() => alice.runs.get(thread.thread_id, doomed.run_id));
-    expect(undone.status).toBe("interrupted");
+    await alice.runs.join(thread.thread_id, doomed.run_id);
+    // Rolled back: gone from runs.get as in LangGraph; its report stays readable by id (audit).
+    await expect(alice.runs.get(thread.thread_id, doomed.run_id)).rejects.toMatchObject({ status: 404 });
+    const report = await fetch(`${server.url}/threads/${thread.thread_id}/runs/${doomed.run_id}/report?version=1`, { headers: { "x-api-key": "key-alice" } });
+    expect(((await report.json()) as { outcome: { status: string } }).outcome.status).toBe("cancelled");
     unlinkSync(holdFile(thread.thread_id));
     await alice.runs.join(thread.thread_id, replacement.run_id);
     expect((await alice.runs.get(thread.thread_id, replacement.run_id)).status).toBe("success");

@@ -12,6 +12,7 @@ import { createAgentRuntime } from "../../kernel/loop/runtime.js";
 import { modelSummarizer } from "../../kernel/loop/summarize.js";
 import type { RunExecutor } from "../../kernel/runs/executor.js";
 import { createRuntimeExecutor, type RuntimeExecutor } from "../../kernel/runs/runtime-executor.js";
+import { checkpointForkStatus } from "../../kernel/runs/checkpoint-fork.js";
 import type { RunStore } from "../../kernel/runs/types.js";
 import type { RunObserver } from "../../kernel/observe/run-observer.js";
 import { publicValues } from "../../plugins/gateway/index.js";
@@ -142,6 +143,7 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
       const stack = await stackOfThread(threadId);
       return stack.reader.getThreadState(threadId);
     },
+    checkpointForkStatus: (threadId, checkpointId) => checkpointForkStatus(checkpointer, threadId, checkpointId),
     /** A deleted thread's checkpoints (its own and its children's) and its workspace directory. */
     async purgeThread(threadId, { checkpointThreads }) {
       for (const id of checkpointThreads) await checkpointer.deleteThread(id);

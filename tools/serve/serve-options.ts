@@ -47,6 +47,8 @@ export interface ServeOptions {
   pluginFiles: string[];
   /** `--workspaces DIR`, absolute; absent: derived from `db` at start (tools/serve/storage-paths.ts). */
   workspaces?: string;
+  /** `--webhook-host HOST`: hosts runs' webhooks may call (`*`, `*.example.com`, a loopback host only when named). Empty: webhooks off. */
+  webhookHosts: string[];
   /** `--stream-memory-mb` in bytes: the in-memory stream bridge's budget (unused with `--redis` or a `--plugin` bridge). */
   streamMemoryBytes: number;
   /** The OTLP/HTTP traces URL (`--otlp-endpoint`, else OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT); tracing is off without one. */
@@ -69,6 +71,7 @@ export interface ServeFlags {
   workspaces?: string;
   "otlp-endpoint"?: string;
   "stream-memory-mb"?: string;
+  "webhook-host"?: string[];
 }
 
 /**
@@ -107,6 +110,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, c
     apiKeys,
     lease: leaseTiming(env),
     pluginFiles: flags.plugin ?? [],
+    webhookHosts: (flags["webhook-host"] ?? []).flatMap((h) => h.split(",")).map((h) => h.trim()).filter((h) => h !== ""),
     streamMemoryBytes: integerFlag("--stream-memory-mb", flags["stream-memory-mb"], DEFAULT_STREAM_MEMORY_MB, 1, 1_048_576) * 1024 * 1024,
   };
   if (flags.redis !== undefined) options.redis = flags.redis;

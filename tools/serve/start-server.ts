@@ -105,6 +105,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       version: context.version,
       metrics,
       observability: { tracing: tracing.status },
+      webhooks: { allowHosts: options.webhookHosts },
       // Only failures, and on stderr: stdout carries the URL line.
       logger: { level: "error", stream: process.stderr },
     });

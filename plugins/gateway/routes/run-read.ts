@@ -8,6 +8,9 @@ import { openSse, readLastEventIdHeader } from "../sse.js";
 import { CancelQuery, JoinStreamQuery, RunListQuery, RunParams, ThreadParams, isTrue } from "../schemas.js";
 import { runToWire } from "../wire-records.js";
 import { ownedRun, ownedThread, type GatewayApp, type GatewayContext } from "../context.js";
+import { notFound } from "../http-errors.js";
+import { isVisibleRun, listVisibleRuns } from "../run-visibility.js";
+import { RunOnlyParams, RunStreamQuery } from "../schemas-runs.js";
 import { joinOrCancel } from "./run-create.js";
 import { answerKeepingAlive } from "../keep-alive.js";
 
@@ -18,12 +21,34 @@ export function registerRunReadRoutes(app: GatewayApp, ctx: GatewayContext): voi
   app.get("/threads/:tid/runs", { schema: { params: ThreadParams, querystring: RunListQuery } }, async (request) => {
     const thread = await ownedThread(ctx, request.params.tid, request.user);
     const { limit = 10, offset = 0, status } = request.query;
-    const found = await store.listRuns(thread.threadId, { limit, offset, ...(status ? { status } : {}) });
+    // A run cancelled with rollback is not listed (LangGraph deletes it; run-visibility.ts).
+    const found = await listVisibleRuns(store, thread.threadId, { limit, offset, ...(status ? { status } : {}) });
     return found.map(runToWire);
   });
 
   app.get("/threads/:tid/runs/:rid", { schema: { params: RunParams } }, async (request) => {
-    return runToWire(await ownedRun(ctx, request.params.tid, request.params.rid, request.user));
+    const run = await ownedRun(ctx, request.params.tid, request.params.rid, request.user);
+    if (!isVisibleRun(run)) throw notFound(`run \`${run.runId}\` of thread \`${run.threadId}\``);
+    return runToWire(run);
+  });
+
+  /** The SDK's `joinStream(null, runId)`: a run of the caller's (a threadless run's) addressed by its id alone. */
+  app.get("/runs/:rid/stream", { schema: { params: RunOnlyParams, querystring: RunStreamQuery } }, async (request, reply) => {
+    const found = await store.getRun(request.params.rid);
+    // Another user's run reads as missing, without naming its thread.
+    if (!found || found.user !== request.user) throw notFound(`run \`${request.params.rid}\``);
+    const run = await ownedRun(ctx, found.threadId, found.runId, request.user).catch(() => {
+      throw notFound(`run \`${request.params.rid}\``);
+    });
+    const lastEventId = readLastEventIdHeader(request.headers, request.query.last_event_id);
+    const gone = await streamIsGone(ctx, run);
+    const session = openSse(reply, { "content-location": runPath(run) }, ctx.heartbeatMs);
+    if (gone) {
+      await session.send(gapEvent(run.runId, lastEventId ?? ZERO_EVENT_ID, { earliest: null, latest: null }, lastEventId ?? ZERO_EVENT_ID));
+      session.close();
+      return;
+    }
+    await pipeRunEvents(session, runs, run, { ...(lastEventId ? { lastEventId } : {}), cancelOnDisconnect: isTrue(request.query.cancel_on_disconnect), log: request.log });
   });
 
   app.get("/threads/:tid/runs/:rid/join", { schema: { params: RunParams, querystring: JoinStreamQuery } }, async (request, reply) => {

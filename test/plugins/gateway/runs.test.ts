@@ -16,7 +16,7 @@ describe("run routes", () => {
 
   it("POST /threads/:tid/runs answers a LangGraph Run with Content-Location; the record gets its outcome at the end", async () => {
     const threadId = await createThread(h.app);
-    const response = await post(`/threads/${threadId}/runs`, { assistant_id: "lead", input: { events: 3 }, metadata: { source: "test" }, webhook: "ignored", durability: "async" });
+    const response = await post(`/threads/${threadId}/runs`, { assistant_id: "lead", input: { events: 3 }, metadata: { source: "test" }, some_future_field: "ignored", durability: "async" });
     expect(response.statusCode).toBe(200);
     const run = response.json();
     expect(run).toMatchObject({ thread_id: threadId, assistant_id: "lead", metadata: { source: "test" }, multitask_strategy: "reject" });

@@ -1,0 +1,143 @@
+/**
+ * A run from an earlier checkpoint (`checkpoint_id` / `checkpoint`: a fork) through the SDK,
+ * on a real kernel runtime with a checkpointer (plugins/gateway/README.md, "Runs API").
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MemorySaver, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { Client } from "@langchain/langgraph-sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compose } from "../../../kernel/compose/index.js";
+import { createAgentRuntime } from "../../../kernel/loop/runtime.js";
+import { definePlugin } from "../../../kernel/plugin/define-plugin.js";
+import { MemoryStreamBridge } from "../../../kernel/runs/memory-bridge.js";
+import { MemoryRunStore } from "../../../kernel/runs/memory-store.js";
+import { RunManager } from "../../../kernel/runs/run-manager.js";
+import { createRuntimeExecutor } from "../../../kernel/runs/runtime-executor.js";
+import { ApiKeys, createGateway, type GatewayApp } from "../../../plugins/gateway/index.js";
+import type { RunStore } from "../../../kernel/runs/types.js";
+import { closeCheckpointer, createCheckpointer, createSqlRunStore } from "../../../plugins/store-sql/index.js";
+import { ScriptedChatModel } from "../../../tools/testing/scripted-model.js";
+import { postgresUnavailable } from "../../e2e/services.js";
+import { scratchDatabase } from "../store-sql/scratch-database.js";
+import { sdkError } from "./runs-api-harness.js";
+
+interface Backend {
+  checkpointer: BaseCheckpointSaver;
+  store: RunStore;
+  dispose(): Promise<void>;
+}
+
+const echo = definePlugin({
+  manifest: { name: "echo-tools", version: "1.0.0", kind: "service", kernel: ">=0.1.0", description: "echo tool", hooks: {} },
+  tools: [{ name: "echo", description: "echo", schema: { type: "object" }, invoke: () => "echo" }],
+});
+
+function describeFork(name: string, open: () => Promise<Backend>): void {
+describe(`runs from an earlier checkpoint (a fork) through the SDK: ${name}`, () => {
+  let checkpointer: BaseCheckpointSaver;
+  let backend: Backend;
+  let app: GatewayApp;
+  let manager: RunManager;
+  let alice: Client;
+
+  beforeAll(async () => {
+    backend = await open();
+    checkpointer = backend.checkpointer;
+    const store = backend.store;
+    const bridge = new MemoryStreamBridge();
+    // One answer per run, in turn: "one", "two", "three", …
+    const model = new ScriptedChatModel({ script: { turns: ["one", "two", "three", "four"].map((content) => ({ content })) } });
+    const runtime = createAgentRuntime(compose({ name: "lead", plugins: [echo] }), { model, checkpointer });
+    manager = new RunManager({ store, bridge, executor: createRuntimeExecutor({ runtime, checkpointer }), log: () => undefined });
+    manager.start();
+    app = await createGateway({ deps: { runs: manager, store, bridge }, apiKeys: new ApiKeys([["key-alice", "alice"]]), stacks: ["lead"], version: "test" });
+    await app.listen({ host: "127.0.0.1", port: 0 });
+    alice = new Client({ apiUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, apiKey: "key-alice", callerOptions: { maxRetries: 0 } });
+  });
+  afterAll(async () => {
+    await manager?.shutdown();
+    await app?.close();
+    await backend?.dispose();
+  });
+
+  const texts = (values: unknown) => ((values as { messages: { content: string }[] }).messages ?? []).map((m) => m.content);
+  const head = async (threadId: string) => (await checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: "" } }))!.checkpoint.id;
+  const say = (content: string) => ({ messages: [{ role: "user", content }] });
+
+  it("checkpointId: the run continues from that checkpoint's values; the later history stays; kwargs.checkpoint_id names it", async () => {
+    const thread = await alice.threads.create();
+    expect(texts(await alice.runs.wait(thread.thread_id, "lead", { input: say("first") }))).toEqual(["first", "one"]);
+    const afterFirst = await head(thread.thread_id);
+    expect(texts(await alice.runs.wait(thread.thread_id, "lead", { input: say("second") }))).toEqual(["first", "one", "second", "two"]);
+    const afterSecond = await head(thread.thread_id);
+
+    const forked = await alice.runs.create(thread.thread_id, "lead", { input: say("third"), checkpointId: afterFirst });
+    expect((forked.kwargs as { checkpoint_id?: string }).checkpoint_id).toBe(afterFirst);
+    expect(texts(await alice.runs.join(thread.thread_id, forked.run_id))).toEqual(["first", "one", "third", "three"]);
+    expect(texts((await alice.threads.getState(thread.thread_id)).values)).toEqual(["first", "one", "third", "three"]);
+    // The second run's checkpoint is still in the history.
+    const second = await checkpointer.getTuple({ configurable: { thread_id: thread.thread_id, checkpoint_ns: "", checkpoint_id: afterSecond } });
+    expect(texts(second!.checkpoint.channel_values)).toEqual(["first", "one", "second", "two"]);
+
+    // LangGraph's `checkpoint` object names it too.
+    const again = await alice.runs.wait(thread.thread_id, "lead", { input: say("fourth"), checkpoint: { checkpoint_id: afterFirst, checkpoint_ns: "", thread_id: thread.thread_id } as never });
+    expect(texts(again)).toEqual(["first", "one", "fourth", "four"]);
+  });
+
+  it("a checkpoint the thread does not have is a 404 naming the field; another thread's, or two different ids, a 400", async () => {
+    const thread = await alice.threads.create();
+    await alice.runs.wait(thread.thread_id, "lead", { input: say("hello") }).catch(() => undefined);
+    const other = await alice.threads.create();
+    await alice.runs.wait(other.thread_id, "lead", { input: say("elsewhere") }).catch(() => undefined);
+    const foreign = await head(other.thread_id);
+    expect(await sdkError(alice.runs.create(thread.thread_id, "lead", { input: say("x"), checkpointId: foreign }))).toMatchObject({ status: 404, body: { error: "KEEL_ERR_HTTP_NOT_FOUND", pointer: "/checkpoint_id" } });
+    expect(await sdkError(alice.runs.create(thread.thread_id, "lead", { input: say("x"), checkpoint: { checkpoint_id: "nope" } as never }))).toMatchObject({ status: 404, body: { pointer: "/checkpoint/checkpoint_id" } });
+    expect(await sdkError(alice.runs.create(thread.thread_id, "lead", { input: say("x"), checkpoint: { checkpoint_id: foreign, thread_id: other.thread_id } as never }))).toMatchObject({ status: 400, body: { error: "KEEL_ERR_HTTP_INVALID_BODY", pointer: "/checkpoint/thread_id" } });
+    expect(await sdkError(alice.runs.create(thread.thread_id, "lead", { input: say("x"), checkpointId: "a", checkpoint: { checkpoint_id: "b" } as never }))).toMatchObject({ status: 400, body: { pointer: "/checkpoint/checkpoint_id" } });
+    expect(await alice.runs.list(thread.thread_id)).toHaveLength(1);
+  });
+});
+}
+
+describeFork("memory", async () => ({ checkpointer: new MemorySaver(), store: new MemoryRunStore(), dispose: async () => undefined }));
+
+const sqliteDir = mkdtempSync(join(tmpdir(), "keel-runs-fork-"));
+afterAll(() => rmSync(sqliteDir, { recursive: true, force: true }));
+describeFork("SQLite", async () => {
+  const url = `sqlite:${join(sqliteDir, "keel.db")}`;
+  const store = await createSqlRunStore(url);
+  const checkpointer = await createCheckpointer(url);
+  return {
+    checkpointer,
+    store,
+    dispose: async () => {
+      await closeCheckpointer(checkpointer);
+      await store.close();
+    },
+  };
+});
+
+const PG_URL = process.env.KEEL_TEST_PG_URL ?? "postgres://keel:keel@127.0.0.1:5432/keel";
+const skipReason = await postgresUnavailable(PG_URL);
+if (skipReason !== null) {
+  console.warn(`skipping the fork on PostgreSQL: ${skipReason}`);
+  describe.skip(`runs from an earlier checkpoint: PostgreSQL (${skipReason})`, () => it("skipped", () => undefined));
+} else {
+  describeFork("PostgreSQL", async () => {
+    const { url, drop } = await scratchDatabase(PG_URL, "keel_runs_fork");
+    const store = await createSqlRunStore(url);
+    const checkpointer = await createCheckpointer(url);
+    return {
+      checkpointer,
+      store,
+      dispose: async () => {
+        await closeCheckpointer(checkpointer);
+        await store.close();
+        await drop();
+      },
+    };
+  });
+}
