@@ -16,6 +16,8 @@ const CONTROL_RESENDS = 3;
 
 export class RunCancellation {
   private readonly resendTimers = new Set<ReturnType<typeof setTimeout>>();
+  /** Control series under way (`run@epoch:action`). */
+  private readonly sending = new Set<string>();
 
   constructor(
     private readonly ctx: ManagerContext,
@@ -66,10 +68,17 @@ export class RunCancellation {
     else await this.sendControl(current, action);
   }
 
+  /** A pending run an admission superseded in its transaction (already `interrupted` in the store): count it and end its stream. */
+  async endSuperseded(run: RunRecord): Promise<void> {
+    this.ctx.observer.runEnded("interrupted", "cancel");
+    await endNeverStartedStream(this.ctx, run);
+  }
+
   /** Stop re-sending control messages (shutdown). */
   stop(): void {
     for (const timer of this.resendTimers) clearTimeout(timer);
     this.resendTimers.clear();
+    this.sending.clear();
   }
 
   /**
@@ -90,14 +99,33 @@ export class RunCancellation {
    * with the same epoch (the owner treats repeats as one cancel).
    */
   private async sendControl(run: RunRecord, action: CancelAction, remaining = CONTROL_RESENDS): Promise<void> {
-    await this.ctx.bridge.publishControl(run.runId, { type: "cancel", action });
-    if (remaining === 0) return;
+    // Many admissions replacing one remote run (an interrupt storm) send it one series of
+    // messages, not one each: a series under way for the same epoch and action covers them.
+    const series = `${run.runId}@${run.epoch}:${action}`;
+    if (remaining === CONTROL_RESENDS) {
+      if (this.sending.has(series)) return;
+      this.sending.add(series);
+    }
+    try {
+      await this.ctx.bridge.publishControl(run.runId, { type: "cancel", action });
+    } catch (error) {
+      this.sending.delete(series);
+      throw error;
+    }
+    if (remaining === 0) {
+      this.sending.delete(series);
+      return;
+    }
     const timer = setTimeout(() => {
       this.resendTimers.delete(timer);
       void (async () => {
         const latest = await this.ctx.store.getRun(run.runId);
         if (latest?.status === "running" && latest.epoch === run.epoch) await this.sendControl(latest, action, remaining - 1);
-      })().catch((error) => this.ctx.log(`run ${run.runId}: re-sending the cancel failed`, error));
+        else this.sending.delete(series);
+      })().catch((error) => {
+        this.sending.delete(series);
+        this.ctx.log(`run ${run.runId}: re-sending the cancel failed`, error);
+      });
     }, this.ctx.heartbeatMs);
     timer.unref();
     this.resendTimers.add(timer);

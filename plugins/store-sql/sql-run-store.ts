@@ -12,7 +12,7 @@ import type { SqlEntityManager } from "@mikro-orm/better-sqlite";
 import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
 import { KeelError } from "../../kernel/errors.js";
 import type { StatusV2Payload } from "../../kernel/loop/status.js";
-import type { AdmissionLimits, AdmissionResult, AdmissionStart, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "../../kernel/runs/types.js";
+import type { AdmissionLimits, AdmissionReplace, AdmissionResult, AdmissionStart, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "../../kernel/runs/types.js";
 import { JOURNAL_TABLE, JournalEntity, REPORTS_TABLE, ReportEntity, RUNS_TABLE, RunEntity, THREADS_TABLE, ThreadEntity, type RunRow } from "./entities.js";
 import { admitOnPostgres, admitOnSqlite, DELETED_THREAD_STATUS } from "./admission-sql.js";
 import { claimDueOnPostgres, claimDueOnSqlite, claimThreadOnPostgres, claimThreadOnSqlite } from "./claim-sql.js";
@@ -181,9 +181,9 @@ export class SqlRunStore implements RunStore {
     return rows.map(rowToRun);
   }
 
-  async admitRun(run: RunRecord, limits: AdmissionLimits = {}, start?: AdmissionStart): Promise<AdmissionResult> {
+  async admitRun(run: RunRecord, limits: AdmissionLimits = {}, start?: AdmissionStart, replace?: AdmissionReplace): Promise<AdmissionResult> {
     try {
-      return await (this.sqlite ? admitOnSqlite(this.sqlite, run, limits, start) : admitOnPostgres(this.em(), run, limits, start));
+      return await (this.sqlite ? admitOnSqlite(this.sqlite, run, limits, start, replace) : admitOnPostgres(this.em(), run, limits, start, replace));
     } catch (error) {
       throw this.conflictOr(error, `run \`${run.runId}\` already exists`);
     }
