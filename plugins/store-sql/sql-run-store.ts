@@ -22,6 +22,7 @@ import { migrateSchema } from "./migrate-schema.js";
 import { openOrm, type StoreOrm } from "./open-orm.js";
 import { rowToRun, rowToThread, threadToRow } from "./records.js";
 import { immediateTransaction, prepared, type SqliteDatabase } from "./sqlite-database.js";
+import { KeyedQueue } from "./keyed-queue.js";
 import { retryMethodsWhileBusy } from "./sqlite-busy.js";
 import { reportUnreachable } from "./store-unavailable.js";
 import type { StoreTarget } from "./store-url.js";
@@ -64,6 +65,7 @@ const STORE_METHODS = [
 
 export class SqlRunStore implements RunStore {
   private migrated: Promise<void> | undefined;
+  private readonly admissionQueue = new KeyedQueue();
 
   private constructor(
     private readonly orm: StoreOrm,
@@ -183,7 +185,9 @@ export class SqlRunStore implements RunStore {
 
   async admitRun(run: RunRecord, limits: AdmissionLimits = {}, start?: AdmissionStart, replace?: AdmissionReplace): Promise<AdmissionResult> {
     try {
-      return await (this.sqlite ? admitOnSqlite(this.sqlite, run, limits, start, replace) : admitOnPostgres(this.em(), run, limits, start, replace));
+      if (this.sqlite) return await admitOnSqlite(this.sqlite, run, limits, start, replace);
+      // One admission per thread at a time from this store (keyed-queue.ts): the rest wait here, not on a pooled connection.
+      return await this.admissionQueue.run(run.threadId, () => admitOnPostgres(this.em(), run, limits, start, replace));
     } catch (error) {
       throw this.conflictOr(error, `run \`${run.runId}\` already exists`);
     }
