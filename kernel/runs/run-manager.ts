@@ -11,7 +11,7 @@ import { newRunRecord, ownedThread } from "./admission.js";
 import { RunCancellation, type CancelAction } from "./cancellation.js";
 import { ClaimQueue } from "./claim-queue.js";
 import { joinRun } from "./join-run.js";
-import { closingEvents, watchForLostEnd } from "./follow-run.js";
+import { closingEvents, followRun, watchForLostEnd, type FollowRunOptions } from "./follow-run.js";
 import { EndRecoverySweep } from "./end-recovery.js";
 import { LeaseReaper } from "./lease-reaper.js";
 import { endNeverStartedStream, isTerminal, isoNow, type ManagerContext } from "./manager-context.js";
@@ -25,6 +25,7 @@ import type { AdmissionReplace, AdmissionResult, JournalEntry, MultitaskStrategy
 import { settlesWithin } from "./settles-within.js";
 
 export type { RunManagerOptions } from "./run-manager-options.js";
+export type { FollowRunOptions } from "./follow-run.js";
 
 /** How long shutdown waits for interrupted runs to stop before leaving them to the reaper. */
 const ABANDON_AFTER_MS = 5_000;
@@ -252,6 +253,16 @@ export class RunManager {
   /** The run's events (replay after `lastEventId`, then live until `end`): the bridge subscription. */
   stream(runId: string, options: SubscribeOptions = {}): AsyncIterable<StreamEvent> {
     return this.ctx.bridge.subscribe(runId, options);
+  }
+
+  /**
+   * A reader's stream of the run that always ends with `end` unless `signal` aborts
+   * (follow-run.ts): `stream` with the lost-end watchdog, resubscribing after a bridge
+   * failure, going on after a `gap`, and closing from the record when the bridge has no
+   * `end` to give. What the SSE routes send.
+   */
+  follow(runId: string, options: FollowRunOptions = {}): AsyncIterable<StreamEvent> {
+    return followRun(this.ctx, runId, options, this.options.joinRecheckMs);
   }
 
   /**

@@ -271,8 +271,10 @@ describe.skipIf(unavailable !== null)("nemesis: faults on real workers, PostgreS
     expectClean(result);
   });
 
-  // pending: issue items 4 and 9 (a lost stream gets `gap`/`end` from the record; Redis faults are visible, never a hang)
-  pending("Redis SIGKILL and an empty restart while runs are in flight: runs end honestly, every waiter gets an answer", async () => {
+  // Was pending (a stream on C closed without `end`, last event `updates`): the SSE route closed a
+  // stream whose Redis XREAD failed; now the reader subscribes again after its last event, goes on
+  // after a `gap`, and closes from the run's record when nothing more comes (kernel/runs/follow-run.ts).
+  it("Redis SIGKILL and an empty restart while runs are in flight: runs end honestly, every waiter gets an answer", async () => {
     const result = await scenario("redis-restart", async () => {
       const key = n.freshKey();
       const threads = [await n.newThread(A, key), await n.newThread(B, key)];
