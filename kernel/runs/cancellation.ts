@@ -13,9 +13,13 @@ export type CancelAction = "interrupt" | "rollback";
 
 /** How many times a control message is re-sent while the remote run keeps running. */
 const CONTROL_RESENDS = 3;
+/** How many undoable remote runs are remembered (oldest forgotten first). */
+const UNDOABLE_REMEMBERED = 1_000;
 
 export class RunCancellation {
   private readonly resendTimers = new Set<ReturnType<typeof setTimeout>>();
+  /** Remote runs (`run@epoch`) whose journal showed a captured rollback point. */
+  private readonly undoable = new Set<string>();
   /** Control series under way (`run@epoch:action`). */
   private readonly sending = new Set<string>();
 
@@ -33,8 +37,18 @@ export class RunCancellation {
     if (run.status !== "running") return true;
     const local = await this.localExecution(run);
     if (local) return local.rollbackAvailable;
+    const key = `${run.runId}@${run.epoch}`;
+    if (this.undoable.has(key)) return true;
     const journal = await this.ctx.store.readJournal(run.runId);
-    return journal.some((e) => e.kind === "lifecycle" && e.name === ROLLBACK_POINT_ENTRY && e.status === "captured");
+    const captured = journal.some((e) => e.kind === "lifecycle" && e.name === ROLLBACK_POINT_ENTRY && e.status === "captured");
+    // A captured rollback point stays captured for that lease: a rollback storm reads the journal once.
+    if (captured) this.rememberUndoable(key);
+    return captured;
+  }
+
+  private rememberUndoable(key: string): void {
+    this.undoable.add(key);
+    if (this.undoable.size > UNDOABLE_REMEMBERED) this.undoable.delete(this.undoable.values().next().value!);
   }
 
   /** Throws KEEL_ERR_RUN_ROLLBACK_UNAVAILABLE naming the first run that cannot be undone. */

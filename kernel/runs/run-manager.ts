@@ -210,6 +210,12 @@ export class RunManager {
    */
   private async createReplacing(record: RunRecord, strategy: "interrupt" | "rollback"): Promise<RunRecord> {
     const checked: string[] = [];
+    if (strategy === "rollback") {
+      // Checked before the admission (outside the thread's lock), so that it usually passes at once.
+      const running = (await this.ctx.store.activeRuns(record.threadId)).filter((r) => r.status === "running");
+      await this.cancellation.assertRollbackPossible(running);
+      checked.push(...running.map((r) => r.runId));
+    }
     let admission: AdmissionResult;
     for (let attempt = 1; ; attempt++) {
       this.assertAdmitting();

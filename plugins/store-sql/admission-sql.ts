@@ -98,7 +98,23 @@ export function admitOnSqlite(db: SqliteDatabase, run: RunRecord, limits: Admiss
   });
 }
 
-export function admitOnPostgres(em: SqlEntityManager, run: RunRecord, limits: AdmissionLimits, start?: AdmissionStart, replace?: AdmissionReplace): Promise<AdmissionResult> {
+export async function admitOnPostgres(em: SqlEntityManager, run: RunRecord, limits: AdmissionLimits, start?: AdmissionStart, replace?: AdmissionReplace): Promise<AdmissionResult> {
+  try {
+    return await admitInPostgresTransaction(em, run, limits, start, replace);
+  } catch (error) {
+    if (error instanceof RolledBackRefusal) return error.result;
+    throw error;
+  }
+}
+
+/** A refusal found after the transaction wrote something: thrown to roll it back, answered as the refusal. */
+class RolledBackRefusal extends Error {
+  constructor(readonly result: AdmissionResult) {
+    super("admission refused after a write; rolled back");
+  }
+}
+
+function admitInPostgresTransaction(em: SqlEntityManager, run: RunRecord, limits: AdmissionLimits, start?: AdmissionStart, replace?: AdmissionReplace): Promise<AdmissionResult> {
   return em.transactional(async (tx) => {
     const locked = await tx.execute<Array<{ status: string }>>(`${THREAD_EXISTS} for update`, [run.threadId], "all");
     if (locked.length !== 1) throw threadNotFound(run.threadId);
@@ -115,7 +131,13 @@ export function admitOnPostgres(em: SqlEntityManager, run: RunRecord, limits: Ad
     let superseded: RunRecord[] | undefined;
     if (supersedesPending(run, replace)) {
       superseded = (await tx.execute<RawRunRow[]>(SUPERSEDE_PENDING, supersedeParams(run, replace), "all")).map(rawToRun);
-      active = stillRunning(active);
+      // A claim takes a run without the thread's lock: a pending run read above may have been
+      // claimed before the UPDATE reached it. It is running now: still to cancel, never a reason
+      // to start this run at admission, and under rollback a run not checked yet.
+      const ids = new Set(superseded.map((r) => r.runId));
+      const claimed = active.filter((r) => r.status === "pending" && !ids.has(r.runId)).map((r) => ({ ...r, status: "running" as const }));
+      if (claimed.length > 0 && run.multitaskStrategy === "rollback") throw new RolledBackRefusal({ ok: false, active: claimed[0]! });
+      active = [...stillRunning(active), ...claimed];
     }
     // The thread row is locked and has no active run: no claim or other admission can make one running meanwhile.
     const row = admittedRunRow(run, startedAtAdmission(run, active, start));

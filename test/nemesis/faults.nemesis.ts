@@ -439,6 +439,11 @@ describe.skipIf(unavailable !== null)("nemesis: faults on real workers, PostgreS
     n.openGate(t);
     await n.quiesce([t], 60_000);
     const admitted = answers.filter((a) => a.status === 200).map((a) => a.runId!);
+    const expired = await n.query<{ run_id: string; outcome: string }>("select run_id, outcome from keel_runs where thread_id = $1 and outcome like '%lease_expired%'", [t]);
+    if (expired.length > 0) {
+      const lines = [A, B, C].flatMap((w) => `${w.process.output().stdout}\n${w.process.output().stderr}`.split("\n").filter((l) => expired.some((r) => l.includes(r.run_id)) || /heartbeat|lease/i.test(l)).map((l) => `${w.name}: ${l}`));
+      console.log(`lease expiries under ${strategy}: ${expired.length}\n${lines.slice(-15).join("\n")}`);
+    }
     const stored = (await n.query<{ run_id: string }>("select run_id from keel_runs where thread_id = $1", [t])).map((r) => r.run_id);
     // Every stored run was answered 200 to its client, and every 200 is stored: no phantom runs, none lost.
     expect(stored.sort()).toEqual(admitted.sort());

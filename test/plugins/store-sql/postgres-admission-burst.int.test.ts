@@ -76,4 +76,49 @@ describe.skipIf(skipReason !== null)("store-sql on PostgreSQL: a burst of admiss
     expect(results.every((r) => r.ok)).toBe(true);
     expect((await store.activeRuns(threadId)).map((r) => r.runId)).toEqual(results.map((r) => (r.ok ? r.run.runId : "")));
   });
+
+  it.each(["interrupt", "rollback"] as const)("%s: a pending run claimed while the admission supersedes the queue is left to cancel (interrupt) or refuses it with nothing written (rollback)", async (strategy) => {
+    const db = await scratchDatabase(PG_URL, "keel_claimrace");
+    cleanups.push(db.drop);
+    const store: RunStore = await createSqlRunStore(db.url);
+    cleanups.push(() => store.close());
+    const threadId = randomUUID();
+    const now = Date.parse("2030-01-01T00:00:00.000Z");
+    await store.createThread({ threadId, owner: "alice", status: "idle", metadata: {}, createdAt: iso(now), updatedAt: iso(now) });
+    const make = (i: number, multitaskStrategy: RunRecord["multitaskStrategy"]): RunRecord => ({
+      runId: randomUUID(), threadId, assistantId: "lead", status: "pending", multitaskStrategy, epoch: 0,
+      createdAt: iso(now + i), updatedAt: iso(now + i), user: "alice", request: { assistantId: "lead", input: `attempt ${i}` },
+    });
+    const [p, q] = [make(1, "enqueue"), make(2, "enqueue")];
+    for (const r of [p, q]) expect((await store.admitRun(r)).ok).toBe(true);
+
+    // A claimer (another worker) holds the oldest pending run's row: the admission's UPDATE waits on it.
+    const claimer = new Client({ connectionString: db.url });
+    await claimer.connect();
+    cleanups.push(() => claimer.end());
+    await claimer.query("begin");
+    await claimer.query("select id from keel_runs where run_id = $1 for update", [p.runId]);
+    const replacing = make(3, strategy);
+    const admission = store.admitRun(replacing, {}, { owner: "worker-2", ttlMs: 30_000, now: now + 3 }, { outcome: { contract: "status", version: 2, status: "cancelled", stopReasons: [], text: "superseded" }, now: iso(now + 3), rollbackChecked: [] });
+    const waiting = async () =>
+      Number((await claimer.query("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and pid <> pg_backend_pid()")).rows[0]!.n);
+    for (let i = 0; i < 400 && (await waiting()) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(await waiting()).toBe(1);
+    await claimer.query("update keel_runs set status = 'running', owner = 'worker-1', epoch = 1, lease_expires_at = $2 where run_id = $1", [p.runId, iso(now + 60_000)]);
+    await claimer.query("commit");
+
+    const result = await hangGuard(admission, "the admission");
+    if (strategy === "interrupt") {
+      // Before: `active` came out empty, the run was inserted running and broke the one-running index (409).
+      expect(result.ok).toBe(true);
+      if (!result.ok) return;
+      expect(result.run.status).toBe("pending");
+      expect(result.superseded?.map((r) => r.runId)).toEqual([q.runId]);
+      expect(result.active.map((r) => [r.runId, r.status])).toEqual([[p.runId, "running"]]);
+    } else {
+      expect(result).toMatchObject({ ok: false, active: { runId: p.runId, status: "running" } });
+      expect(await store.getRun(replacing.runId)).toBeNull();
+      expect((await store.getRun(q.runId))!.status).toBe("pending");
+    }
+  });
 });
