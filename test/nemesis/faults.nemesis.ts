@@ -501,8 +501,11 @@ describe.skipIf(unavailable !== null)("nemesis: faults on real workers, PostgreS
       expect(admitted.length).toBeGreaterThan(0);
       const rows = await n.query<{ status: string; outcome: string | null }>("select status, outcome from keel_runs where thread_id = $1 order by id", [t]);
       expect(rows.at(-1)?.status).toBe("success");
-      // Every earlier run was interrupted (superseded while pending, or cancelled while running).
-      expect(rows.slice(0, -1).filter((r) => r.status !== "interrupted")).toEqual([]);
+      // Every earlier run was interrupted (superseded while pending, or cancelled while running) —
+      // or, as in concurrent-reject, ended by a false lease expiry of a starved worker (its lines are
+      // printed above; control-no-false-expiry is the scenario that holds those to zero).
+      const falseExpiry = (r: { status: string; outcome: string | null }) => r.status === "error" && (r.outcome ?? "").includes("lease_expired");
+      expect(rows.slice(0, -1).filter((r) => r.status !== "interrupted" && !falseExpiry(r))).toEqual([]);
     });
     expectClean(result);
   });
