@@ -1,7 +1,7 @@
 /** Admission helpers: the thread's owner, the new record, and the per-user limit error the stores raise. */
 import { KeelError } from "../errors.js";
 import type { Clock } from "../loop/run-scope.js";
-import type { AdmissionStart, MultitaskStrategy, RunRecord, RunRequest, RunStore, ThreadRecord } from "./types.js";
+import type { AdmissionReplace, AdmissionStart, MultitaskStrategy, RunRecord, RunRequest, RunStore, ThreadRecord } from "./types.js";
 
 /** The thread, when it exists and belongs to `user`; others get the same 404 as a missing one. */
 export async function ownedThread(store: RunStore, threadId: string, user: string): Promise<ThreadRecord> {
@@ -51,4 +51,19 @@ export function replacesActive(run: RunRecord): boolean {
 /** KEEL_ERR_STORE_THREAD_DELETED for an admission on a thread marked deleted (thrown by the stores inside admission). */
 export function threadDeletedError(threadId: string): KeelError {
   return new KeelError("KEEL_ERR_STORE_THREAD_DELETED", `thread \`${threadId}\` is being deleted; it admits no new runs`);
+}
+
+/** Whether the admission supersedes the thread's pending runs in its transaction (`AdmissionReplace`). */
+export function supersedesPending(run: RunRecord, replace: AdmissionReplace | undefined): replace is AdmissionReplace {
+  return replace !== undefined && replacesActive(run);
+}
+
+/**
+ * Under `rollback` with `AdmissionReplace`: the first running run not known to be
+ * undoable (not in `rollbackChecked`), which refuses the admission before anything is
+ * written; else null.
+ */
+export function uncheckedRollback(run: RunRecord, active: readonly RunRecord[], replace: AdmissionReplace | undefined): RunRecord | null {
+  if (replace === undefined || run.multitaskStrategy !== "rollback") return null;
+  return active.find((r) => r.status === "running" && !replace.rollbackChecked.includes(r.runId)) ?? null;
 }

@@ -13,9 +13,15 @@ export type CancelAction = "interrupt" | "rollback";
 
 /** How many times a control message is re-sent while the remote run keeps running. */
 const CONTROL_RESENDS = 3;
+/** How many undoable remote runs are remembered (oldest forgotten first). */
+const UNDOABLE_REMEMBERED = 1_000;
 
 export class RunCancellation {
   private readonly resendTimers = new Set<ReturnType<typeof setTimeout>>();
+  /** Remote runs (`run@epoch`) whose journal showed a captured rollback point. */
+  private readonly undoable = new Set<string>();
+  /** Control series under way (`run@epoch:action`). */
+  private readonly sending = new Set<string>();
 
   constructor(
     private readonly ctx: ManagerContext,
@@ -31,8 +37,18 @@ export class RunCancellation {
     if (run.status !== "running") return true;
     const local = await this.localExecution(run);
     if (local) return local.rollbackAvailable;
+    const key = `${run.runId}@${run.epoch}`;
+    if (this.undoable.has(key)) return true;
     const journal = await this.ctx.store.readJournal(run.runId);
-    return journal.some((e) => e.kind === "lifecycle" && e.name === ROLLBACK_POINT_ENTRY && e.status === "captured");
+    const captured = journal.some((e) => e.kind === "lifecycle" && e.name === ROLLBACK_POINT_ENTRY && e.status === "captured");
+    // A captured rollback point stays captured for that lease: a rollback storm reads the journal once.
+    if (captured) this.rememberUndoable(key);
+    return captured;
+  }
+
+  private rememberUndoable(key: string): void {
+    this.undoable.add(key);
+    if (this.undoable.size > UNDOABLE_REMEMBERED) this.undoable.delete(this.undoable.values().next().value!);
   }
 
   /** Throws KEEL_ERR_RUN_ROLLBACK_UNAVAILABLE naming the first run that cannot be undone. */
@@ -66,10 +82,17 @@ export class RunCancellation {
     else await this.sendControl(current, action);
   }
 
+  /** A pending run an admission superseded in its transaction (already `interrupted` in the store): count it and end its stream. */
+  async endSuperseded(run: RunRecord): Promise<void> {
+    this.ctx.observer.runEnded("interrupted", "cancel");
+    await endNeverStartedStream(this.ctx, run);
+  }
+
   /** Stop re-sending control messages (shutdown). */
   stop(): void {
     for (const timer of this.resendTimers) clearTimeout(timer);
     this.resendTimers.clear();
+    this.sending.clear();
   }
 
   /**
@@ -90,14 +113,33 @@ export class RunCancellation {
    * with the same epoch (the owner treats repeats as one cancel).
    */
   private async sendControl(run: RunRecord, action: CancelAction, remaining = CONTROL_RESENDS): Promise<void> {
-    await this.ctx.bridge.publishControl(run.runId, { type: "cancel", action });
-    if (remaining === 0) return;
+    // Many admissions replacing one remote run (an interrupt storm) send it one series of
+    // messages, not one each: a series under way for the same epoch and action covers them.
+    const series = `${run.runId}@${run.epoch}:${action}`;
+    if (remaining === CONTROL_RESENDS) {
+      if (this.sending.has(series)) return;
+      this.sending.add(series);
+    }
+    try {
+      await this.ctx.bridge.publishControl(run.runId, { type: "cancel", action });
+    } catch (error) {
+      this.sending.delete(series);
+      throw error;
+    }
+    if (remaining === 0) {
+      this.sending.delete(series);
+      return;
+    }
     const timer = setTimeout(() => {
       this.resendTimers.delete(timer);
       void (async () => {
         const latest = await this.ctx.store.getRun(run.runId);
         if (latest?.status === "running" && latest.epoch === run.epoch) await this.sendControl(latest, action, remaining - 1);
-      })().catch((error) => this.ctx.log(`run ${run.runId}: re-sending the cancel failed`, error));
+        else this.sending.delete(series);
+      })().catch((error) => {
+        this.sending.delete(series);
+        this.ctx.log(`run ${run.runId}: re-sending the cancel failed`, error);
+      });
     }, this.ctx.heartbeatMs);
     timer.unref();
     this.resendTimers.add(timer);

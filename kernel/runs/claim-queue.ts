@@ -12,6 +12,9 @@
 import type { ManagerContext } from "./manager-context.js";
 import type { RunRecord } from "./types.js";
 
+/** Rounds one fill makes at most for callers that joined it; a later ask starts a new fill. */
+const FILL_ROUNDS = 2;
+
 export interface ClaimQueueHooks {
   /** How many runs this worker executes now. */
   running(): number;
@@ -83,18 +86,27 @@ export class ClaimQueue {
 
   private async drain(): Promise<RunRecord[]> {
     const started: RunRecord[] = [];
+    let rounds = 0;
     try {
       do {
         this.again = false;
+        rounds++;
         while (!this.hooks.stopped() && this.free > 0) {
           const run = await this.claimOne();
           if (!run) break;
           started.push(run);
         }
-      } while (this.again && !this.hooks.stopped() && this.free > 0);
+      } while (this.again && !this.hooks.stopped() && this.free > 0 && rounds < FILL_ROUNDS);
     } finally {
       // Cleared with no await after the last look at `again`: a fill asked from now on starts afresh.
       this.filling = null;
+    }
+    // Asked again during the last round: a new fill goes on, but nobody who joined this one waits
+    // for it — under a storm of admissions (each asks for a fill) the rounds would never end,
+    // and every admission awaiting its fill would wait with them.
+    if (this.again && !this.hooks.stopped()) {
+      this.again = false;
+      void this.fill();
     }
     return started;
   }

@@ -8,9 +8,9 @@ import { isDeepStrictEqual } from "node:util";
 import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
 import { KeelError } from "../errors.js";
 import type { StatusV2Payload } from "../loop/status.js";
-import { replacesActive, runLimitError, startedAtAdmission, threadDeletedError } from "./admission.js";
+import { replacesActive, runLimitError, startedAtAdmission, supersedesPending, threadDeletedError, uncheckedRollback } from "./admission.js";
 import { assertJournalFence } from "./journal-fence.js";
-import type { AdmissionLimits, AdmissionResult, AdmissionStart, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "./types.js";
+import type { AdmissionLimits, AdmissionReplace, AdmissionResult, AdmissionStart, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "./types.js";
 
 /** A stored run (its admission order is `record.sequence`); `scheduled` when the admission gave it a `dueAt`. */
 interface StoredRun {
@@ -122,7 +122,7 @@ export class MemoryRunStore implements RunStore {
       .map((s) => jsonCopy(s.record));
   }
 
-  async admitRun(run: RunRecord, limits: AdmissionLimits = {}, start?: AdmissionStart): Promise<AdmissionResult> {
+  async admitRun(run: RunRecord, limits: AdmissionLimits = {}, start?: AdmissionStart, replace?: AdmissionReplace): Promise<AdmissionResult> {
     if (!this.threads.has(run.threadId)) {
       throw new KeelError("KEEL_ERR_STORE_THREAD_NOT_FOUND", `thread \`${run.threadId}\` does not exist`);
     }
@@ -130,11 +130,13 @@ export class MemoryRunStore implements RunStore {
     if (this.runs.has(run.runId)) {
       throw new KeelError("KEEL_ERR_STORE_CONFLICT", `run \`${run.runId}\` already exists`);
     }
-    const active = this.storedActive(run.threadId).map((s) => s.record);
+    let active = this.storedActive(run.threadId).map((s) => s.record);
     if (run.multitaskStrategy === "reject" && active.length > 0) {
       const blocking = active.find((r) => r.status === "running") ?? active[0]!;
       return { ok: false, active: jsonCopy(blocking) };
     }
+    const unchecked = uncheckedRollback(run, active, replace);
+    if (unchecked) return { ok: false, active: jsonCopy(unchecked) };
     const dueAt = run.dueAt ?? run.createdAt;
     if (limits.maxActivePerUser !== undefined && dueAt <= run.createdAt) {
       const counted = [...this.runs.values()].filter(
@@ -145,10 +147,17 @@ export class MemoryRunStore implements RunStore {
       ).length;
       if (counted >= limits.maxActivePerUser) throw runLimitError(run.user, counted, limits.maxActivePerUser);
     }
+    // Checked before this point: nothing is written unless the run is admitted.
+    let superseded: RunRecord[] | undefined;
+    if (supersedesPending(run, replace)) {
+      superseded = active.filter((r) => r.status === "pending");
+      for (const pending of superseded) finish(pending, "interrupted", replace.outcome, replace.now);
+      active = active.filter((r) => r.status === "running");
+    }
     const { owner: _owner, leaseExpiresAt: _lease, outcome: _outcome, sequence: _sequence, ...rest } = jsonCopy(run);
     const record: RunRecord = { ...rest, status: "pending", dueAt, sequence: ++this.admissions, ...startedAtAdmission(run, active, start) };
     this.runs.set(run.runId, { record, scheduled: run.dueAt !== undefined });
-    return { ok: true, run: jsonCopy(record), active: jsonCopy(active) };
+    return { ok: true, run: jsonCopy(record), active: jsonCopy(active), ...(superseded ? { superseded: jsonCopy(superseded) } : {}) };
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {

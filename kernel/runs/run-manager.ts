@@ -11,7 +11,7 @@ import { newRunRecord, ownedThread } from "./admission.js";
 import { RunCancellation, type CancelAction } from "./cancellation.js";
 import { ClaimQueue } from "./claim-queue.js";
 import { joinRun } from "./join-run.js";
-import { closingEvents, watchForLostEnd } from "./follow-run.js";
+import { closingEvents, followRun, watchForLostEnd, type FollowRunOptions } from "./follow-run.js";
 import { EndRecoverySweep } from "./end-recovery.js";
 import { LeaseReaper } from "./lease-reaper.js";
 import { endNeverStartedStream, isTerminal, isoNow, type ManagerContext } from "./manager-context.js";
@@ -21,13 +21,16 @@ import { guardServiceObserver } from "./run-service-observer.js";
 import { RunExecution } from "./run-execution.js";
 import { ThreadPurger, type ThreadDeletion } from "./thread-purge.js";
 import { resolveOptions, type ResolvedOptions, type RunManagerOptions } from "./run-manager-options.js";
-import type { AdmissionResult, JournalEntry, MultitaskStrategy, RunRecord, RunRecordStatus, RunRequest, StreamEvent, SubscribeOptions } from "./types.js";
+import type { AdmissionReplace, AdmissionResult, JournalEntry, MultitaskStrategy, RunRecord, RunRecordStatus, RunRequest, StreamEvent, SubscribeOptions } from "./types.js";
 import { settlesWithin } from "./settles-within.js";
 
 export type { RunManagerOptions } from "./run-manager-options.js";
+export type { FollowRunOptions } from "./follow-run.js";
 
 /** How long shutdown waits for interrupted runs to stop before leaving them to the reaper. */
 const ABANDON_AFTER_MS = 5_000;
+/** How often a `rollback` admission checks a newly running run and tries again before answering 409. */
+const ROLLBACK_CHECK_ATTEMPTS = 4;
 export type { CancelAction } from "./cancellation.js";
 export type { ThreadDeletion } from "./thread-purge.js";
 
@@ -178,13 +181,9 @@ export class RunManager {
       runtimeOwnedKeys: this.options.runtimeOwnedKeys,
       ...(this.options.allowedModels ? { allowedModels: this.options.allowedModels } : {}),
     });
-    const replaces = strategy === "interrupt" || strategy === "rollback";
-    const before = replaces ? await this.ctx.store.activeRuns(threadId) : [];
-    if (strategy === "rollback") await this.cancellation.assertRollbackPossible(before);
-    this.assertAdmitting();
-
     const record = newRunRecord({ runId: this.options.newRunId(), threadId, user: options.user, request: clean, strategy, clock: this.ctx.clock });
     if (options.dueAt !== undefined) record.dueAt = dueAtOf(options.dueAt);
+    if (strategy === "interrupt" || strategy === "rollback") return this.createReplacing(record, strategy);
     const admission = await this.admit(record);
     if (admission.ok && admission.run.status === "running") return admission.run;
     if (!admission.ok) {
@@ -195,7 +194,49 @@ export class RunManager {
         `thread \`${threadId}\` already has an active run (\`${admission.active.runId}\`, ${admission.active.status}); wait for it, cancel it, or use the strategy interrupt, rollback or enqueue`,
       );
     }
-    if (replaces) await this.replaceActiveRuns(admission.run, admission.active, before, strategy);
+    const started = (await this.startNext()).find((run) => run.runId === record.runId);
+    return started ?? admission.run;
+  }
+
+  /**
+   * Interrupt/rollback: one admission transaction supersedes the thread's pending runs
+   * (`AdmissionReplace`: written `interrupted` there, their streams ended here) and leaves
+   * only its running run to cancel — so a storm of such admissions on one thread costs one
+   * transaction and at most one cancel each, never the whole queue again. Under `rollback`
+   * a running run is checked before anything is written: the store refuses an admission
+   * that would replace a running run not known to be undoable, which is then checked
+   * (KEEL_ERR_RUN_ROLLBACK_UNAVAILABLE when it cannot be, and nothing changed) and the
+   * admission tried again.
+   */
+  private async createReplacing(record: RunRecord, strategy: "interrupt" | "rollback"): Promise<RunRecord> {
+    const checked: string[] = [];
+    if (strategy === "rollback") {
+      // Checked before the admission (outside the thread's lock), so that it usually passes at once.
+      const running = (await this.ctx.store.activeRuns(record.threadId)).filter((r) => r.status === "running");
+      await this.cancellation.assertRollbackPossible(running);
+      checked.push(...running.map((r) => r.runId));
+    }
+    let admission: AdmissionResult;
+    for (let attempt = 1; ; attempt++) {
+      this.assertAdmitting();
+      const outcome = cancelledOutcome(strategy, undefined, `it had not started; superseded by run \`${record.runId}\``);
+      admission = await this.admit(record, { outcome, now: isoNow(this.ctx.clock), rollbackChecked: checked });
+      if (admission.ok) break;
+      const running = admission.active;
+      if (checked.includes(running.runId) || attempt >= ROLLBACK_CHECK_ATTEMPTS) {
+        throw new KeelError("KEEL_ERR_RUN_CONFLICT", `thread \`${record.threadId}\` kept starting other runs while run \`${record.runId}\` was being admitted with rollback; try again`);
+      }
+      await this.cancellation.assertRollbackPossible([running]);
+      checked.push(running.runId);
+    }
+    if (admission.superseded) await Promise.all(admission.superseded.map((run) => this.cancellation.endSuperseded(run)));
+    if (admission.run.status === "running") return admission.run;
+    if (admission.superseded) {
+      // A store that supersedes checked the running runs it returned (rollback) in its transaction.
+      for (const run of admission.active) await this.cancellation.cancel(run, strategy, strategy);
+    } else {
+      await this.replaceActiveRuns(admission.run, admission.active, checked, strategy);
+    }
     const started = (await this.startNext()).find((run) => run.runId === record.runId);
     return started ?? admission.run;
   }
@@ -218,6 +259,16 @@ export class RunManager {
   /** The run's events (replay after `lastEventId`, then live until `end`): the bridge subscription. */
   stream(runId: string, options: SubscribeOptions = {}): AsyncIterable<StreamEvent> {
     return this.ctx.bridge.subscribe(runId, options);
+  }
+
+  /**
+   * A reader's stream of the run that always ends with `end` unless `signal` aborts
+   * (follow-run.ts): `stream` with the lost-end watchdog, resubscribing after a bridge
+   * failure, going on after a `gap`, and closing from the record when the bridge has no
+   * `end` to give. What the SSE routes send.
+   */
+  follow(runId: string, options: FollowRunOptions = {}): AsyncIterable<StreamEvent> {
+    return followRun(this.ctx, runId, options, this.options.joinRecheckMs);
   }
 
   /**
@@ -359,15 +410,16 @@ export class RunManager {
   }
 
   /**
-   * Interrupt/rollback: cancel the runs that were active at admission. Runs that became
-   * active after the pre-admission rollback check are checked now; if one of them cannot
+   * Interrupt/rollback on a store that does not supersede in its admission
+   * (`AdmissionReplace` ignored): cancel the runs that were active at admission, one by
+   * one. Running runs not checked before the admission are checked now; if one of them cannot
    * be undone, the new run is withdrawn (deleted before it started: the refusal leaves no
    * record; a store without `withdrawPending` cancels it instead) and the error thrown.
    */
-  private async replaceActiveRuns(admitted: RunRecord, active: RunRecord[], checked: RunRecord[], strategy: "interrupt" | "rollback"): Promise<void> {
+  private async replaceActiveRuns(admitted: RunRecord, active: RunRecord[], checked: readonly string[], strategy: "interrupt" | "rollback"): Promise<void> {
     const others = active.filter((r) => r.runId !== admitted.runId);
     if (strategy === "rollback") {
-      const unchecked = others.filter((r) => !checked.some((c) => c.runId === r.runId && c.status === r.status));
+      const unchecked = others.filter((r) => r.status === "running" && !checked.includes(r.runId));
       try {
         await this.cancellation.assertRollbackPossible(unchecked);
       } catch (error) {
@@ -389,12 +441,12 @@ export class RunManager {
    * burst cannot overshoot it) and, when this worker has a free slot, the start at admission:
    * a run on an idle thread is inserted running under this worker's lease and launched here.
    */
-  private async admit(record: RunRecord): Promise<AdmissionResult> {
+  private async admit(record: RunRecord, replace?: AdmissionReplace): Promise<AdmissionResult> {
     const limits = { maxActivePerUser: this.options.maxActiveRunsPerUser };
-    if (!this.claims.reserve()) return this.ctx.store.admitRun(record, limits);
+    if (!this.claims.reserve()) return this.ctx.store.admitRun(record, limits, undefined, replace);
     const admitting = (async () => {
       try {
-        const admission = await this.ctx.store.admitRun(record, limits, { owner: this.workerId, ttlMs: this.options.leaseTtlMs, now: this.ctx.clock.now() });
+        const admission = await this.ctx.store.admitRun(record, limits, { owner: this.workerId, ttlMs: this.options.leaseTtlMs, now: this.ctx.clock.now() }, replace);
         if (admission.ok && admission.run.status === "running") this.launch(admission.run);
         return admission;
       } finally {

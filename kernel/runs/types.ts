@@ -71,10 +71,33 @@ export interface RunRecord {
 }
 
 export type AdmissionResult =
-  /** Admitted (persisted as `pending`); `active` are the runs an interrupt/rollback must cancel. */
-  | { ok: true; run: RunRecord; active: RunRecord[] }
-  /** Refused under `reject` because `active` is pending or running (the running run if any, else the oldest pending). */
+  /**
+   * Admitted (persisted as `pending`, or `running` with `AdmissionStart`); `active` are the
+   * runs an interrupt/rollback must still cancel. With `AdmissionReplace` the thread's
+   * pending runs were superseded in the admission transaction: they are in `superseded`
+   * (as written, `interrupted`), and `active` holds only its running run, if any.
+   */
+  | { ok: true; run: RunRecord; active: RunRecord[]; superseded?: RunRecord[] }
+  /**
+   * Refused, nothing written: under `reject` because `active` is pending or running (the
+   * running run if any, else the oldest pending); under `rollback` with `AdmissionReplace`
+   * because `active` is a running run not in `rollbackChecked` (check it, then try again).
+   */
   | { ok: false; active: RunRecord };
+
+/**
+ * Interrupt/rollback inside the admission transaction (one transaction per admission, so
+ * a storm of them never cancels the same queue over and over): the thread's pending runs
+ * (never started: nothing to abort or undo) are written `interrupted` with `outcome` at
+ * `now` and returned as `superseded`; only a running run is left to the caller. Under
+ * `rollback` a running run whose id is not in `rollbackChecked` refuses the admission
+ * before anything is written (the caller checks that it can be undone and tries again).
+ */
+export interface AdmissionReplace {
+  outcome: StatusV2Payload;
+  now: string;
+  rollbackChecked: readonly string[];
+}
 
 /** Checked inside the admission transaction, so concurrent admissions cannot overshoot. */
 export interface AdmissionLimits {
@@ -136,10 +159,11 @@ export interface RunStore {
   /**
    * Admission in one transaction holding a row lock on the thread: reads the thread's
    * pending and running runs; under `reject` with any active run, refuses; otherwise
-   * inserts `run` as `pending` (or `running`, see `start`). Persisted before it is visible;
-   * on failure nothing is. Throws `KEEL_ERR_STORE_THREAD_NOT_FOUND` for an unknown thread.
+   * inserts `run` as `pending` (or `running`, see `start`); under interrupt/rollback with
+   * `replace`, supersedes the pending ones in the same transaction (`AdmissionReplace`).
+   * Persisted before it is visible; on failure nothing is. Throws `KEEL_ERR_STORE_THREAD_NOT_FOUND` for an unknown thread.
    */
-  admitRun(run: RunRecord, limits?: AdmissionLimits, start?: AdmissionStart): Promise<AdmissionResult>;
+  admitRun(run: RunRecord, limits?: AdmissionLimits, start?: AdmissionStart, replace?: AdmissionReplace): Promise<AdmissionResult>;
   getRun(runId: string): Promise<RunRecord | null>;
   /** Newest first. */
   listRuns(threadId: string, options: { limit: number; offset: number; status?: RunRecordStatus }): Promise<RunRecord[]>;

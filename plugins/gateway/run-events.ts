@@ -1,8 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { RunRecord, StreamEvent } from "../../kernel/runs/types.js";
+import type { RunRecord } from "../../kernel/runs/types.js";
 import type { RunManager } from "../../kernel/runs/run-manager.js";
 import type { SseSession } from "./sse.js";
-import { linkedSignal } from "../../kernel/runs/follow-log.js";
 
 /** Events every stream carries whatever modes were asked for. */
 const ALWAYS = new Set(["metadata", "error", "gap", "end"]);
@@ -27,7 +26,7 @@ export interface PipeOptions {
 }
 
 /**
- * Copy a run's events to an SSE session until `end` or `gap` (then close), or until the
+ * Copy a run's events to an SSE session until `end` (then close), or until the
  * client leaves. A client that leaves never turns into a success: with
  * `cancelOnDisconnect` the run is cancelled as soon as the socket closes.
  */
@@ -40,36 +39,19 @@ export async function pipeRunEvents(session: SseSession, runs: RunManager, run: 
     if (session.signal.aborted) cancel();
     else session.signal.addEventListener("abort", cancel, { once: true });
   }
-  // A finished run whose `end` never reaches the stream: the watchdog stops the subscription
-  // and the stream closes with the record's final events (never a hang).
-  const lostEnd = new AbortController();
-  let lost: RunRecord | null = null;
-  const stopWatching = runs.watchForLostEnd(run.runId, (finished) => {
-    lost = finished;
-    lostEnd.abort();
-  });
-  const received: Array<Pick<StreamEvent, "event">> = [];
-  const { signal, release } = linkedSignal([session.signal, lostEnd.signal]);
+  // Always closed by `end` (follow-run.ts): a lost `end`, a failed bridge or a `gap` is
+  // made up from the run's record, never a hang and never a stream that just stops.
   try {
-    const events = runs.stream(run.runId, { ...(options.lastEventId ? { lastEventId: options.lastEventId } : {}), signal });
+    const events = runs.follow(run.runId, { ...(options.lastEventId ? { lastEventId: options.lastEventId } : {}), signal: session.signal });
     for await (const event of events) {
-      if (event.event === "metadata" || event.event === "error") received.push(event);
       if (!wantedEvent(event.event, options.modes)) continue;
       if (!(await session.send(event))) break;
-      if (event.event === "end" || event.event === "gap") break;
-    }
-    const finished: RunRecord | null = lost;
-    if (finished && !session.signal.aborted) {
-      for (const event of await runs.closingEvents(finished, received)) {
-        if (wantedEvent(event.event, options.modes) && !(await session.send(event))) break;
-      }
+      if (event.event === "end") break;
     }
   } catch (error) {
     // The stream stops without `end`; the SDK then checks the run and rejoins with Last-Event-ID.
     if (!session.signal.aborted) options.log.error({ err: error, runId: run.runId }, "run stream failed");
   } finally {
-    stopWatching();
-    release();
     session.close();
   }
 }

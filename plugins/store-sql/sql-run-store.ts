@@ -12,7 +12,7 @@ import type { SqlEntityManager } from "@mikro-orm/better-sqlite";
 import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
 import { KeelError } from "../../kernel/errors.js";
 import type { StatusV2Payload } from "../../kernel/loop/status.js";
-import type { AdmissionLimits, AdmissionResult, AdmissionStart, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "../../kernel/runs/types.js";
+import type { AdmissionLimits, AdmissionReplace, AdmissionResult, AdmissionStart, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "../../kernel/runs/types.js";
 import { JOURNAL_TABLE, JournalEntity, REPORTS_TABLE, ReportEntity, RUNS_TABLE, RunEntity, THREADS_TABLE, ThreadEntity, type RunRow } from "./entities.js";
 import { admitOnPostgres, admitOnSqlite, DELETED_THREAD_STATUS } from "./admission-sql.js";
 import { claimDueOnPostgres, claimDueOnSqlite, claimThreadOnPostgres, claimThreadOnSqlite } from "./claim-sql.js";
@@ -22,6 +22,7 @@ import { migrateSchema } from "./migrate-schema.js";
 import { openOrm, type StoreOrm } from "./open-orm.js";
 import { rowToRun, rowToThread, threadToRow } from "./records.js";
 import { immediateTransaction, prepared, type SqliteDatabase } from "./sqlite-database.js";
+import { KeyedQueue } from "./keyed-queue.js";
 import { retryMethodsWhileBusy } from "./sqlite-busy.js";
 import { reportUnreachable } from "./store-unavailable.js";
 import type { StoreTarget } from "./store-url.js";
@@ -65,6 +66,7 @@ const STORE_METHODS = [
 
 export class SqlRunStore implements RunStore {
   private migrated: Promise<void> | undefined;
+  private readonly admissionQueue = new KeyedQueue();
 
   private constructor(
     private readonly orm: StoreOrm,
@@ -182,9 +184,11 @@ export class SqlRunStore implements RunStore {
     return rows.map(rowToRun);
   }
 
-  async admitRun(run: RunRecord, limits: AdmissionLimits = {}, start?: AdmissionStart): Promise<AdmissionResult> {
+  async admitRun(run: RunRecord, limits: AdmissionLimits = {}, start?: AdmissionStart, replace?: AdmissionReplace): Promise<AdmissionResult> {
     try {
-      return await (this.sqlite ? admitOnSqlite(this.sqlite, run, limits, start) : admitOnPostgres(this.em(), run, limits, start));
+      if (this.sqlite) return await admitOnSqlite(this.sqlite, run, limits, start, replace);
+      // One admission per thread at a time from this store (keyed-queue.ts): the rest wait here, not on a pooled connection.
+      return await this.admissionQueue.run(run.threadId, () => admitOnPostgres(this.em(), run, limits, start, replace));
     } catch (error) {
       throw this.conflictOr(error, `run \`${run.runId}\` already exists`);
     }

@@ -264,6 +264,43 @@ export function describeRunStoreConformance(name: string, makeStore: () => Promi
         expect((await store.activeRuns(thread.threadId)).map((r) => r.status)).toEqual(["running", "pending", "pending"]);
       });
 
+      it.each(["interrupt", "rollback"] as const)("under %s with AdmissionReplace, supersedes the pending runs in the admission and leaves only the running one", async (strategy) => {
+        const { thread, runs } = await threadWithRuns(3);
+        const running = await store.claimNext(thread.threadId, "worker-1", TTL, T0 + 10_000);
+        const replace = { outcome: outcome("cancelled", "superseded"), now: iso(T0 + 19_000), rollbackChecked: [running!.runId] };
+        const result = await store.admitRun(makeRun(thread.threadId, strategy, T0 + 20_000), {}, undefined, replace);
+        expect(result.ok).toBe(true);
+        if (!result.ok) return;
+        expect(result.active).toEqual([running]);
+        const superseded = [runs[1]!, runs[2]!].map((r) => ({ ...r, status: "interrupted", outcome: outcome("cancelled", "superseded"), updatedAt: iso(T0 + 19_000) }));
+        expect(result.superseded).toEqual(superseded);
+        for (const r of superseded) expect(await store.getRun(r.runId)).toEqual(r);
+        expect((await store.activeRuns(thread.threadId)).map((r) => [r.runId, r.status])).toEqual([
+          [running!.runId, "running"],
+          [result.run.runId, "pending"],
+        ]);
+      });
+
+      it("with AdmissionReplace on a thread whose runs are all pending, starts the new run at admission", async () => {
+        const { thread, runs } = await threadWithRuns(2);
+        const replace = { outcome: outcome("cancelled"), now: iso(T0 + 19_000), rollbackChecked: [] };
+        const start = { owner: "worker-1", ttlMs: TTL, now: T0 + 20_000 };
+        const result = await store.admitRun(makeRun(thread.threadId, "interrupt", T0 + 20_000), {}, start, replace);
+        expect(result.ok && result.run.status).toBe("running");
+        expect(result.ok && result.active).toEqual([]);
+        expect(result.ok && result.superseded?.map((r) => r.runId)).toEqual(runs.map((r) => r.runId));
+      });
+
+      it("under rollback with AdmissionReplace, refuses before writing anything while a running run was not checked", async () => {
+        const { thread, runs } = await threadWithRuns(2);
+        const running = await store.claimNext(thread.threadId, "worker-1", TTL, T0 + 10_000);
+        const refused = makeRun(thread.threadId, "rollback", T0 + 20_000);
+        const result = await store.admitRun(refused, {}, undefined, { outcome: outcome("cancelled"), now: iso(T0 + 19_000), rollbackChecked: [] });
+        expect(result).toEqual({ ok: false, active: running });
+        expect(await store.getRun(refused.runId)).toBeNull();
+        expect(await store.getRun(runs[1]!.runId)).toEqual(runs[1]);
+      });
+
       it("admits under reject once the earlier runs are finished", async () => {
         const { thread, runs } = await threadWithRuns(2);
         const running = (await store.claimNext(thread.threadId, "worker-1", TTL, T0 + 10_000))!;

@@ -68,7 +68,7 @@ describe("SSE streams", () => {
     expect(parseSse((await rejoin(threadId, runId, {}, `?last_event_id=${cursor}`)).body).map((f) => f.id)).toEqual(first.slice(3).map((f) => f.id));
   });
 
-  it("answers gap, then closes, when Last-Event-ID fell out of retention", async () => {
+  it("answers gap, then the retained events through end, when Last-Event-ID fell out of retention", async () => {
     const threadId = await createThread(h.app);
     const first = parseSse((await streamRun(threadId, { assistant_id: "lead", input: { events: 20 } })).body);
     expect(first.at(-1)!.event).toBe("end");
@@ -76,8 +76,11 @@ describe("SSE streams", () => {
     // Retention is 6 events here: the very first id is long gone.
     const response = await rejoin(threadId, runId, { "last-event-id": first[0]!.id! });
     const frames = parseSse(response.body);
-    expect(frames.map((f) => f.event)).toEqual(["gap"]);
+    expect(frames[0]!.event).toBe("gap");
     expect(JSON.parse(frames[0]!.data!)).toMatchObject({ code: "stream_replay_gap", requested: first[0]!.id, recovery: "reload_durable_state" });
+    // The stream goes on after the gap (follow-run.ts): the retained events, ending with `end`.
+    expect(frames.slice(1).map((f) => f.id)).toEqual(first.slice(first.length - 6).map((f) => f.id));
+    expect(frames.at(-1)!.event).toBe("end");
   });
 
   it("refuses a malformed Last-Event-ID with 400", async () => {

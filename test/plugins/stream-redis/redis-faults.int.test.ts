@@ -14,7 +14,7 @@ import type { StreamEvent } from "../../../kernel/runs/types.js";
 import { ApiKeys, createGateway } from "../../../plugins/gateway/index.js";
 import { createRedisStreamBridge, type RedisStreamBridge } from "../../../plugins/stream-redis/index.js";
 import { collect, expectStreamEvents, newRunId } from "../../runs/bridge-conformance.js";
-import { ScriptedExecutor } from "../gateway/harness.js";
+import { parseSse, ScriptedExecutor, until } from "../gateway/harness.js";
 import { PrivateRedis, redisServerMissing } from "./private-redis.js";
 
 const missing = redisServerMissing();
@@ -148,6 +148,41 @@ describe.skipIf(missing !== null)("stream-redis under Redis faults (a private re
       }
     } finally {
       await server.restart();
+      await runs.shutdown();
+      await app.close();
+      await bridge.close();
+    }
+  });
+
+  it("a stream open while Redis is killed and restarted empty still ends with `end`: the reader subscribes again after its last event", async () => {
+    const bridge = createRedisStreamBridge(server.url);
+    const store = new MemoryRunStore();
+    const executor = new ScriptedExecutor();
+    const runs = new RunManager({ store, bridge, executor, log: () => undefined, joinRecheckMs: 200 });
+    runs.start();
+    const app = await createGateway({ deps: { runs, store, bridge }, apiKeys: new ApiKeys(), stacks: ["lead"], version: "test" });
+    try {
+      const thread = (await app.inject({ method: "POST", url: "/threads", payload: {} })).json() as { thread_id: string };
+      const run = (await app.inject({ method: "POST", url: `/threads/${thread.thread_id}/runs`, payload: { assistant_id: "lead", input: "gate" } })).json() as { run_id: string };
+      await until(() => executor.isWaiting(run.run_id), "the run to wait at its gate");
+      const streamed = app.inject({ method: "GET", url: `/threads/${thread.thread_id}/runs/${run.run_id}/stream` });
+      // The reader has caught up and waits in XREAD BLOCK on its own connection.
+      await until(async () => (await raw.client("LIST")).includes("cmd=xread"), "the reader to block in XREAD");
+      await server.kill();
+      // An outage past ioredis' one retry (as in the nemesis suite): commands in flight fail, the reader's XREAD too.
+      expect(await codeOf(() => bridge.read(run.run_id))).toBe("KEEL_ERR_STREAM_UNAVAILABLE");
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await server.restart();
+      executor.release(run.run_id);
+      const frames = parseSse((await streamed).body);
+      // Before: the failed XREAD closed the stream after `metadata`, without `end`.
+      expect(frames[0]!.event).toBe("metadata");
+      expect(frames.at(-1)!.event).toBe("end");
+      expect(frames.filter((f) => f.event === "end")).toHaveLength(1);
+      expect((await store.getRun(run.run_id))!.status).toBe("success");
+      // What the run published after the restart reached the reader (or, lost, was announced by `gap`).
+      expect(frames.some((f) => f.event === "values" || f.event === "gap")).toBe(true);
+    } finally {
       await runs.shutdown();
       await app.close();
       await bridge.close();
