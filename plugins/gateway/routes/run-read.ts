@@ -1,10 +1,11 @@
 import type { RunRecord } from "../../../kernel/runs/types.js";
+import type { RunManager } from "../../../kernel/runs/run-manager.js";
 import { ZERO_EVENT_ID } from "../../../kernel/runs/stream-event-id.js";
 import { gapEvent } from "../../../kernel/runs/stream-gap.js";
 import { runPath } from "../run-admission.js";
 import { pipeRunEvents } from "../run-events.js";
 import { clientGone, finalValues } from "../final-values.js";
-import { openSse, readLastEventIdHeader } from "../sse.js";
+import { openSse, readLastEventIdHeader, type SseSession } from "../sse.js";
 import { CancelQuery, JoinStreamQuery, RunListQuery, RunParams, ThreadParams, isTrue } from "../schemas.js";
 import { runToWire } from "../wire-records.js";
 import { ownedRun, ownedThread, type GatewayApp, type GatewayContext } from "../context.js";
@@ -43,11 +44,7 @@ export function registerRunReadRoutes(app: GatewayApp, ctx: GatewayContext): voi
     const lastEventId = readLastEventIdHeader(request.headers, request.query.last_event_id);
     const gone = await streamIsGone(ctx, run);
     const session = openSse(reply, { "content-location": runPath(run) }, ctx.heartbeatMs);
-    if (gone) {
-      await session.send(gapEvent(run.runId, lastEventId ?? ZERO_EVENT_ID, { earliest: null, latest: null }, lastEventId ?? ZERO_EVENT_ID));
-      session.close();
-      return;
-    }
+    if (gone) return closeGoneStream(session, runs, run, lastEventId);
     await pipeRunEvents(session, runs, run, { ...(lastEventId ? { lastEventId } : {}), cancelOnDisconnect: isTrue(request.query.cancel_on_disconnect), log: request.log });
   });
 
@@ -65,13 +62,7 @@ export function registerRunReadRoutes(app: GatewayApp, ctx: GatewayContext): voi
     const modes = queryModes === undefined ? run.request.streamMode : Array.isArray(queryModes) ? queryModes : [queryModes];
     const gone = await streamIsGone(ctx, run);
     const session = openSse(reply, { "content-location": runPath(run) }, ctx.heartbeatMs);
-    if (gone) {
-      // A finished run whose events are no longer retained (24 h after its end, or a
-      // restarted in-memory bridge): nothing will ever come, so say so and close.
-      await session.send(gapEvent(run.runId, lastEventId ?? ZERO_EVENT_ID, { earliest: null, latest: null }, lastEventId ?? ZERO_EVENT_ID));
-      session.close();
-      return;
-    }
+    if (gone) return closeGoneStream(session, runs, run, lastEventId);
     await pipeRunEvents(session, runs, run, {
       ...(lastEventId ? { lastEventId } : {}),
       ...(modes ? { modes } : {}),
@@ -86,6 +77,21 @@ export function registerRunReadRoutes(app: GatewayApp, ctx: GatewayContext): voi
     await runs.cancel(run.threadId, run.runId, { action: request.query.action ?? "interrupt", wait, ...(wait ? { signal: clientGone(reply.raw) } : {}) });
     return reply.code(wait ? 204 : 202).send();
   });
+}
+
+/**
+ * A finished run whose events are no longer retained (24 h after its end, or a restarted
+ * in-memory bridge): say so with `gap`, then close as every stream closes — the final
+ * values (or error) and `end`, built from the run's record.
+ */
+async function closeGoneStream(session: SseSession, runs: RunManager, run: RunRecord, lastEventId: string | undefined): Promise<void> {
+  try {
+    const from = lastEventId ?? ZERO_EVENT_ID;
+    if (!(await session.send(gapEvent(run.runId, from, { earliest: null, latest: null }, from)))) return;
+    for (const event of await runs.closingEvents(run, [])) if (!(await session.send(event))) return;
+  } finally {
+    session.close();
+  }
 }
 
 async function streamIsGone(ctx: GatewayContext, run: RunRecord): Promise<boolean> {

@@ -194,7 +194,7 @@ describe("SSE over a real socket", () => {
 });
 
 describe("SSE for a finished run whose events are gone", () => {
-  it("answers one gap event (reload durable state) instead of waiting forever", async () => {
+  it("answers a gap (reload durable state), then the record's final values and `end`, instead of waiting forever", async () => {
     const h = await startHarness();
     // A second server on the same store with a fresh bridge: what a restart leaves with the in-memory bridge.
     const bridge = new MemoryStreamBridge();
@@ -206,8 +206,11 @@ describe("SSE for a finished run whose events are gone", () => {
       const runPath = done.headers["content-location"] as string;
       const response = await restarted.inject({ method: "GET", url: `${runPath}/stream`, headers: ALICE });
       const frames = parseSse(response.body);
-      expect(frames.map((f) => f.event)).toEqual(["gap"]);
+      expect(frames.map((f) => f.event)).toEqual(["gap", "metadata", "values", "end"]);
       expect(JSON.parse(frames[0]!.data!)).toMatchObject({ code: "stream_replay_gap", requested: "0-0", earliest: null, latest: null, recovery: "reload_durable_state" });
+      // The closing values are the run's final values, as `/wait` answered them.
+      const waited = done.json() as Record<string, unknown>;
+      expect(JSON.parse(frames[2]!.data!).messages).toEqual(waited.messages);
       // The record is still there to reload.
       const record = await restarted.inject({ method: "GET", url: runPath, headers: ALICE });
       expect(record.json().status).toBe("success");
