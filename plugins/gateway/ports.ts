@@ -1,5 +1,6 @@
 import type { RunManager } from "../../kernel/runs/run-manager.js";
 import type { RunStore, StreamBridge } from "../../kernel/runs/types.js";
+import type { ThreadCheckpoints } from "./thread-checkpoints.js";
 
 /**
  * What the gateway serves: the run service (admission, streams, cancellation, joins),
@@ -11,4 +12,10 @@ export interface GatewayDeps {
   store: RunStore;
   /** The run manager's bridge: read to tell a finished run whose events are gone from one still to come. */
   bridge: StreamBridge;
+  /**
+   * The threads' LangGraph checkpoints (`createThreadCheckpoints`): state at a checkpoint,
+   * history, state updates, copies, pruning. Without it the state route answers the
+   * executor's values and the checkpoint routes answer 501.
+   */
+  threadState?: ThreadCheckpoints;
 }

@@ -96,7 +96,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
     const bridge = services.bridge;
     metrics.watch({ runCounts: () => manager.runCounts(), ...(bridge instanceof MemoryStreamBridge ? { bridgeStats: () => bridge.stats() } : {}) });
     const app = await services.http.create({
-      deps: { runs, store: services.store, bridge: services.bridge },
+      deps: { runs, store: services.store, bridge: services.bridge, threadState: executor.threadState },
       apiKeys: options.apiKeys,
       stacks: options.stacks,
       version: context.version,
