@@ -14,7 +14,7 @@ import { joinRun } from "./join-run.js";
 import { closingEvents, watchForLostEnd } from "./follow-run.js";
 import { EndRecoverySweep } from "./end-recovery.js";
 import { LeaseReaper } from "./lease-reaper.js";
-import { endNeverStartedStream, isTerminal, isoNow, type ManagerContext } from "./manager-context.js";
+import { endNeverStartedStream, isTerminal, isoNow, markThreadBusy, type ManagerContext } from "./manager-context.js";
 import { cancelledOutcome } from "./outcomes.js";
 import { sanitizeRunRequest } from "./request-hygiene.js";
 import { guardServiceObserver } from "./run-service-observer.js";
@@ -195,6 +195,8 @@ export class RunManager {
         `thread \`${threadId}\` already has an active run (\`${admission.active.runId}\`, ${admission.active.status}); wait for it, cancel it, or use the strategy interrupt, rollback or enqueue`,
       );
     }
+    // LangGraph's thread is busy from the admission of a run, pending runs included.
+    await markThreadBusy(this.ctx, threadId);
     if (replaces) await this.replaceActiveRuns(admission.run, admission.active, before, strategy);
     const started = (await this.startNext()).find((run) => run.runId === record.runId);
     return started ?? admission.run;
