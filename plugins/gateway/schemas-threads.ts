@@ -10,6 +10,7 @@ import Type, { type Static } from "typebox";
 const Id = Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$" });
 const OpenObject = Type.Record(Type.String(), Type.Unknown());
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+/** Not nullable: AJV's type coercion would turn a `0` into the null branch and accept it. */
 const Limit = Type.Integer({ minimum: 1, maximum: 1000 });
 const Offset = Type.Integer({ minimum: 0, maximum: 2_147_483_647 });
 const ThreadStatusName = Type.Enum(["idle", "busy", "interrupted", "error"]);
@@ -57,8 +58,8 @@ export const ThreadSearchBody = Nullable(
   Type.Object({
     ...ThreadFilterFields,
     ids: Type.Optional(Nullable(Type.Array(Id, { maxItems: 1000 }))),
-    limit: Type.Optional(Nullable(Limit)),
-    offset: Type.Optional(Nullable(Offset)),
+    limit: Type.Optional(Limit),
+    offset: Type.Optional(Offset),
     sort_by: Type.Optional(Nullable(Type.Enum(["thread_id", "status", "created_at", "updated_at"]))),
     sort_order: Type.Optional(Nullable(Type.Enum(["asc", "desc"]))),
     select: Type.Optional(Nullable(Type.Array(Type.Enum([...THREAD_FIELDS]), { maxItems: 16 }))),
@@ -105,7 +106,7 @@ const Before = Type.Union([CheckpointId, Type.Object({ configurable: Type.Object
 
 export const HistoryBody = Nullable(
   Type.Object({
-    limit: Type.Optional(Nullable(Limit)),
+    limit: Type.Optional(Limit),
     before: Type.Optional(Nullable(Before)),
     metadata: Type.Optional(Nullable(OpenObject)),
     checkpoint: Type.Optional(Nullable(CheckpointAddress)),
