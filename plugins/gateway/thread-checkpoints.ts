@@ -32,6 +32,9 @@ export interface CheckpointWire {
   checkpoint_map: Record<string, unknown> | null;
 }
 
+/** What a state update answers: the new head's address (`checkpoint_map` only when the saver set one). */
+export type UpdatedCheckpoint = Omit<CheckpointWire, "checkpoint_map"> & { checkpoint_map?: Record<string, unknown> };
+
 /** LangGraph's ThreadState. */
 export interface ThreadStateWire {
   values: Record<string, unknown>;
@@ -70,7 +73,7 @@ export interface ThreadCheckpoints {
   /** States newest first. */
   history(threadId: string, stack: string, query: HistoryQuery): Promise<ThreadStateWire[]>;
   /** Apply supersteps (each a list of updates) from the head or from `checkpointId` (a fork); the new head's address. */
-  update(threadId: string, stack: string, supersteps: readonly (readonly StateUpdate[])[], checkpointId?: string): Promise<CheckpointWire>;
+  update(threadId: string, stack: string, supersteps: readonly (readonly StateUpdate[])[], checkpointId?: string): Promise<UpdatedCheckpoint>;
   /** Does the checkpoint exist? (`checkpointId` absent: does the thread have any.) */
   hasCheckpoint(threadId: string, checkpointId?: string): Promise<boolean>;
   /** Every checkpoint of `from` (ids, parents, metadata, pending writes) into the empty thread `to`. */
@@ -154,8 +157,14 @@ export function createThreadCheckpoints(options: { checkpointer: BaseCheckpointS
 
     async update(threadId, stack, supersteps, checkpointId) {
       const steps = supersteps.map((updates) => ({ updates: updates.map((u) => ({ values: u.values, ...(u.asNode !== undefined ? { asNode: u.asNode } : {}) })) }));
-      const next = await graphOf(stack).bulkUpdateState(address(threadId, checkpointId), steps);
-      return checkpointOf(threadId, next) ?? { thread_id: threadId, checkpoint_ns: "", checkpoint_id: null, checkpoint_map: null };
+      const next = (await graphOf(stack).bulkUpdateState(address(threadId, checkpointId), steps)).configurable ?? {};
+      // As LangGraph's server answers it: the new head's configurable (`checkpoint_map` only when there is one).
+      return {
+        thread_id: threadId,
+        checkpoint_ns: typeof next.checkpoint_ns === "string" ? next.checkpoint_ns : "",
+        checkpoint_id: typeof next.checkpoint_id === "string" ? next.checkpoint_id : null,
+        ...(next.checkpoint_map ? { checkpoint_map: next.checkpoint_map as Record<string, unknown> } : {}),
+      };
     },
 
     async hasCheckpoint(threadId, checkpointId) {
