@@ -101,6 +101,8 @@ describe.each(BACKENDS)("threads API on %s", (backend) => {
     const node = await refused(alice.threads.create({ threadId, supersteps: [{ updates: [{ values: { messages: [human("x")] }, asNode: "nowhere" }] }] }));
     expect(node).toMatchObject({ status: 400, body: { error: "KEEL_ERR_HTTP_INVALID_BODY", pointer: "/supersteps" } });
     expect(node.body.message).toContain("nowhere");
+    const graph = await refused(alice.threads.create({ threadId, graphId: "no-such-stack", supersteps: [{ updates: [{ values: { messages: [human("x")] }, asNode: "agent" }] }] }));
+    expect(graph).toMatchObject({ status: 400, body: { error: "KEEL_ERR_HTTP_INVALID_BODY", pointer: "/metadata/graph_id" } });
     expect((await refused(alice.threads.get(threadId))).status).toBe(404);
     // The id is free: nothing of the refused creations stayed.
     expect((await alice.threads.create({ threadId })).values).toEqual({});
@@ -189,6 +191,8 @@ describe.each(BACKENDS)("threads API on %s", (backend) => {
     expect(byAddress.checkpoint.checkpoint_id).toBe(older.checkpoint.checkpoint_id);
 
     expect((await alice.threads.getHistory(threadId, { limit: 2 })).map((s) => s.checkpoint.checkpoint_id)).toEqual(history.slice(0, 2).map((s) => s.checkpoint.checkpoint_id));
+    const viaGet = (await (await fetch(`${server.url}/threads/${threadId}/history?limit=2&before=${history[0]!.checkpoint.checkpoint_id}`, { headers: { "x-api-key": "key-alice" } })).json()) as typeof history;
+    expect(viaGet.map((s) => s.checkpoint.checkpoint_id)).toEqual(history.slice(1, 3).map((s) => s.checkpoint.checkpoint_id));
     const before = await alice.threads.getHistory(threadId, { limit: 2, before: { configurable: { checkpoint_id: history[1]!.checkpoint.checkpoint_id } } as never });
     expect(before.map((s) => s.checkpoint.checkpoint_id)).toEqual(history.slice(2, 4).map((s) => s.checkpoint.checkpoint_id));
     const inputs = await alice.threads.getHistory(threadId, { limit: 100, metadata: { source: "input" } });
