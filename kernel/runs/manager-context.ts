@@ -45,10 +45,16 @@ export async function settleThreadStatus(ctx: ManagerContext, threadId: string, 
   await ctx.store.updateThread(threadId, { status: threadStatusAfter(outcome, others) }, isoNow(ctx.clock));
 }
 
-/** A run was admitted: the thread is busy (never fatal: the admission stands; the run's start sets it again). */
-export async function markThreadBusy(ctx: ManagerContext, threadId: string): Promise<void> {
+/**
+ * Run `runId` was admitted pending: the thread is busy. Never fatal (the admission stands;
+ * the run's start sets it again). A run that already ended meanwhile (another worker claimed
+ * and finished it first) settled the thread before this write: it is settled again.
+ */
+export async function markThreadBusy(ctx: ManagerContext, threadId: string, runId: string): Promise<void> {
   try {
     await ctx.store.updateThread(threadId, { status: "busy" }, isoNow(ctx.clock));
+    const run = await ctx.store.getRun(runId);
+    if (run?.outcome && isTerminal(run.status)) await settleThreadStatus(ctx, threadId, runId, run.outcome);
   } catch (error) {
     ctx.log(`thread ${threadId}: marking it busy after an admission failed`, error);
   }

@@ -196,7 +196,7 @@ export class RunManager {
       );
     }
     // LangGraph's thread is busy from the admission of a run, pending runs included.
-    await markThreadBusy(this.ctx, threadId);
+    await markThreadBusy(this.ctx, threadId, record.runId);
     if (replaces) await this.replaceActiveRuns(admission.run, admission.active, before, strategy);
     const started = (await this.startNext()).find((run) => run.runId === record.runId);
     return started ?? admission.run;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { managedSetups, request, until } from "./run-manager-harness.js";
+import { managedSetups, request, storeWith, until } from "./run-manager-harness.js";
 
 const { started } = managedSetups();
 
@@ -79,5 +79,33 @@ describe("thread statuses", () => {
     expect((await s.store.getRun(pending.runId))!.status).toBe("interrupted");
     expect((await s.store.getThread(thread))!.status).toBe("idle");
     s.executor.call(busyRun.runId).finish();
+  });
+});
+
+describe("thread status after an admission that races the run's end", () => {
+  it("a pending run that ended before the admission marked its thread busy leaves the thread idle, not busy", async () => {
+    const s = await started();
+    const thread = await s.thread();
+    let armed = true;
+    // Another worker claims and ends the run between its admission and the busy write: simulated by ending it right before that write.
+    const racing = storeWith(s.store, {
+      updateThread: (async (threadId: string, patch: { status?: string }, now: string) => {
+        if (armed && patch.status === "busy") {
+          armed = false;
+          const [run] = await s.store.activeRuns(threadId);
+          await s.store.cancelPending(run!.runId, { contract: "status", version: 2, status: "cancelled", stopReasons: [], text: "" }, now);
+        }
+        return s.store.updateThread(threadId, patch as never, now);
+      }) as never,
+    });
+    const worker = s.worker({ store: racing });
+    try {
+      const due = new Date(s.clock.now() + 60_000).toISOString();
+      await worker.createOrReject(thread, request(), { user: "alice", dueAt: due });
+      expect(armed).toBe(false);
+      expect((await s.store.getThread(thread))!.status).toBe("idle");
+    } finally {
+      await worker.shutdown();
+    }
   });
 });
