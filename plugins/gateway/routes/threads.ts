@@ -5,7 +5,7 @@ import { ThreadParams } from "../schemas.js";
 import { THREAD_FIELDS, ThreadCountBody, ThreadCreateBody, ThreadPatchBody, ThreadPruneBody, ThreadSearchBody } from "../schemas-threads.js";
 import { metadataMatches, threadToWire } from "../wire-records.js";
 import { applySupersteps } from "./threads-state.js";
-import { assertNoActiveRun, checkpointReader, threadValues } from "../thread-state.js";
+import { checkpointReader, threadValues } from "../thread-state.js";
 import { ownedThread, type GatewayApp, type GatewayContext } from "../context.js";
 
 /** How many threads a `values` filter reads per page while it scans the caller's threads. */
