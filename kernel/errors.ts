@@ -366,6 +366,14 @@ export const ERRORS = {
     description: "A run was requested on a thread whose `DELETE` had already begun: the admission was refused and nothing was stored (404).",
     solve: "Create a new thread; the same id can be created again once the purge has finished (`DELETE` answered 204, or shortly after its 202).",
   },
+  KEEL_ERR_HTTP_RUNTIME_OWNED_CHANNEL: {
+    description: "A thread state write (`POST /threads/:tid/state`, `supersteps` of `POST /threads`) named a channel only the runtime writes — a plugin's `runtimeOwned` channel (receipts, delegations, bash runs, …) or the kernel's `stopReasons`, `usage`, `runMeta` — or Keel's message metadata (`additional_kwargs.keel`); nothing was written (400, `pointer` names it). Evidence cannot be forged through the API.",
+    solve: "Write only the channels a client may write (e.g. `messages`, without `additional_kwargs.keel`); runtime-owned channels change only through runs.",
+  },
+  KEEL_ERR_HTTP_THREAD_STATE_UNAVAILABLE: {
+    description: "A thread checkpoint route (history, state at a checkpoint, state updates, copy, prune `keep_latest`, `supersteps`) was called on a gateway built without a checkpoint reader (`GatewayDeps.threadState`) (501).",
+    solve: "Serve with `keel serve` (it passes one), or pass `createThreadCheckpoints({ checkpointer, compositions })` as `deps.threadState` to `createGateway`.",
+  },
   KEEL_ERR_HTTP_RUN_ACTIVE: {
     description: "A run was requested on a thread that already has a pending or running run, with `multitask_strategy` `reject` (the default) (409).",
     solve: "Wait for the active run (`GET …/runs/:rid/join`), cancel it, or send `multitask_strategy` `interrupt`, `rollback` or `enqueue`.",

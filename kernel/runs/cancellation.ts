@@ -4,7 +4,7 @@
  * worker is aborted locally; one owned by another worker gets a control message.
  */
 import { KeelError } from "../errors.js";
-import { endNeverStartedStream, isoNow, type ManagerContext } from "./manager-context.js";
+import { endNeverStartedStream, isoNow, settleThreadStatus, type ManagerContext } from "./manager-context.js";
 import { cancelledOutcome, type CancelCause } from "./outcomes.js";
 import { ROLLBACK_POINT_ENTRY, type RunExecution } from "./run-execution.js";
 import type { RunRecord } from "./types.js";
@@ -70,6 +70,7 @@ export class RunCancellation {
       const outcome = cancelledOutcome(cause, undefined, "it had not started");
       if (await this.ctx.store.cancelPending(current.runId, outcome, isoNow(this.ctx.clock))) {
         this.ctx.observer.runEnded("interrupted", "cancel");
+        await settleThreadStatus(this.ctx, current.threadId, current.runId, outcome).catch((error) => this.ctx.log(`run ${current!.runId}: the thread's status after its cancel could not be set`, error));
         await endNeverStartedStream(this.ctx, current);
         return;
       }

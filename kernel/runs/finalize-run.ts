@@ -19,7 +19,7 @@ import { withJournalGap } from "../report/run-report.js";
 import type { ExecutionResult, RollbackPoint } from "./executor.js";
 import type { LeaseHeartbeat } from "./lease-heartbeat.js";
 import { isRecord } from "../../contracts/plain-object.js";
-import { isoNow, threadStatusAfter, type ManagerContext } from "./manager-context.js";
+import { isoNow, settleThreadStatus, type ManagerContext } from "./manager-context.js";
 import { cancelledOutcome, executorFailedOutcome, type CancelRequest } from "./outcomes.js";
 import type { RunOutput } from "./run-output.js";
 import type { RunRecord } from "./types.js";
@@ -72,7 +72,7 @@ export async function finalizeRun(ctx: ManagerContext, input: FinalizeInput): Pr
     return;
   }
   ctx.observer.runEnded(RUN_STATUS_OF_OUTCOME[outcome.status], "worker");
-  await ctx.store.updateThread(run.threadId, { status: threadStatusAfter(outcome) }, isoNow(ctx.clock));
+  await settleThreadStatus(ctx, run.threadId, run.runId, outcome);
   await ctx.bridge.end(run.runId, { epoch: run.epoch });
 }
 

@@ -28,11 +28,36 @@ export function isTerminal(status: RunRecordStatus): boolean {
   return status !== "pending" && status !== "running";
 }
 
-/** The thread's status once its run ended with `outcome`. */
-export function threadStatusAfter(outcome: StatusV2Payload): ThreadStatus {
-  if (outcome.status === "succeeded" || outcome.status === "partial") return "idle";
-  if (outcome.status === "cancelled") return "interrupted";
-  return "error";
+/**
+ * The thread's status once a run of it ended with `outcome`, as LangGraph's server sets it:
+ * `error` when the run failed or timed out; otherwise `busy` while the thread has another
+ * pending or running run, else `idle` — a cancelled run included (LangGraph's `interrupted`
+ * is a run stopped at an interrupt, which Keel's loop does not have yet).
+ */
+export function threadStatusAfter(outcome: StatusV2Payload, othersActive: boolean): ThreadStatus {
+  if (outcome.status === "failed" || outcome.status === "timed_out") return "error";
+  return othersActive ? "busy" : "idle";
+}
+
+/** Set the thread's status after a run of it ended (`threadStatusAfter`, reading its other active runs). */
+export async function settleThreadStatus(ctx: ManagerContext, threadId: string, runId: string, outcome: StatusV2Payload): Promise<void> {
+  const others = (await ctx.store.activeRuns(threadId)).some((run) => run.runId !== runId);
+  await ctx.store.updateThread(threadId, { status: threadStatusAfter(outcome, others) }, isoNow(ctx.clock));
+}
+
+/**
+ * Run `runId` was admitted pending: the thread is busy. Never fatal (the admission stands;
+ * the run's start sets it again). A run that already ended meanwhile (another worker claimed
+ * and finished it first) settled the thread before this write: it is settled again.
+ */
+export async function markThreadBusy(ctx: ManagerContext, threadId: string, runId: string): Promise<void> {
+  try {
+    await ctx.store.updateThread(threadId, { status: "busy" }, isoNow(ctx.clock));
+    const run = await ctx.store.getRun(runId);
+    if (run?.outcome && isTerminal(run.status)) await settleThreadStatus(ctx, threadId, runId, run.outcome);
+  } catch (error) {
+    ctx.log(`thread ${threadId}: marking it busy after an admission failed`, error);
+  }
 }
 
 /**

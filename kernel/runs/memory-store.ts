@@ -10,7 +10,7 @@ import { KeelError } from "../errors.js";
 import type { StatusV2Payload } from "../loop/status.js";
 import { replacesActive, runLimitError, startedAtAdmission, supersedesPending, threadDeletedError, uncheckedRollback } from "./admission.js";
 import { assertJournalFence } from "./journal-fence.js";
-import type { AdmissionLimits, AdmissionReplace, AdmissionResult, AdmissionStart, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "./types.js";
+import type { AdmissionLimits, AdmissionReplace, AdmissionResult, AdmissionStart, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadFilter, ThreadRecord, ThreadSearch, ThreadSortBy, ThreadStatus } from "./types.js";
 
 /** A stored run (its admission order is `record.sequence`); `scheduled` when the admission gave it a `dueAt`. */
 interface StoredRun {
@@ -80,15 +80,25 @@ export class MemoryRunStore implements RunStore {
     thread.updatedAt = now;
   }
 
-  async searchThreads(filter: { owner: string; metadata?: Record<string, unknown>; status?: ThreadStatus; limit: number; offset: number }): Promise<ThreadRecord[]> {
-    const wanted = Object.entries(jsonCopy(filter.metadata ?? {}));
-    return [...this.threads.values()]
-      .filter((t) => t.owner === filter.owner && !this.deleted.has(t.threadId))
-      .filter((t) => filter.status === undefined || t.status === filter.status)
-      .filter((t) => wanted.every(([key, value]) => Object.hasOwn(t.metadata, key) && isDeepStrictEqual(t.metadata[key], value)))
-      .sort(newestThreadFirst)
+  async searchThreads(filter: ThreadSearch): Promise<ThreadRecord[]> {
+    return this.matchingThreads(filter)
+      .sort(threadOrder(filter.sortBy ?? "created_at", filter.sortOrder ?? "desc"))
       .slice(filter.offset, filter.offset + filter.limit)
       .map((t) => jsonCopy(t));
+  }
+
+  async countThreads(filter: ThreadFilter): Promise<number> {
+    return this.matchingThreads(filter).length;
+  }
+
+  private matchingThreads(filter: ThreadFilter): ThreadRecord[] {
+    const wanted = Object.entries(jsonCopy(filter.metadata ?? {}));
+    const ids = filter.ids && filter.ids.length > 0 ? new Set(filter.ids) : undefined;
+    return [...this.threads.values()]
+      .filter((t) => t.owner === filter.owner && !this.deleted.has(t.threadId))
+      .filter((t) => ids === undefined || ids.has(t.threadId))
+      .filter((t) => filter.status === undefined || t.status === filter.status)
+      .filter((t) => wanted.every(([key, value]) => Object.hasOwn(t.metadata, key) && isDeepStrictEqual(t.metadata[key], value)));
   }
 
   async deleteThread(threadId: string): Promise<boolean> {
@@ -305,9 +315,14 @@ export class MemoryRunStore implements RunStore {
   }
 }
 
-function newestThreadFirst(a: ThreadRecord, b: ThreadRecord): number {
-  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
-  return a.threadId < b.threadId ? 1 : a.threadId > b.threadId ? -1 : 0;
+const THREAD_SORT_FIELDS = { thread_id: "threadId", status: "status", created_at: "createdAt", updated_at: "updatedAt" } as const;
+
+/** `sortBy` in `order`, ties broken by the thread id in the same order (as store-sql sorts). */
+function threadOrder(sortBy: ThreadSortBy, order: "asc" | "desc"): (a: ThreadRecord, b: ThreadRecord) => number {
+  const field = THREAD_SORT_FIELDS[sortBy];
+  const sign = order === "asc" ? 1 : -1;
+  const compare = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return (a, b) => sign * (compare(a[field], b[field]) || compare(a.threadId, b.threadId));
 }
 
 function leaseExpired(run: RunRecord, now: number): boolean {

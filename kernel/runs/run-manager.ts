@@ -14,7 +14,7 @@ import { joinRun } from "./join-run.js";
 import { closingEvents, followRun, watchForLostEnd, type FollowRunOptions } from "./follow-run.js";
 import { EndRecoverySweep } from "./end-recovery.js";
 import { LeaseReaper } from "./lease-reaper.js";
-import { endNeverStartedStream, isTerminal, isoNow, type ManagerContext } from "./manager-context.js";
+import { endNeverStartedStream, isTerminal, isoNow, markThreadBusy, type ManagerContext } from "./manager-context.js";
 import { cancelledOutcome } from "./outcomes.js";
 import { sanitizeRunRequest } from "./request-hygiene.js";
 import { guardServiceObserver } from "./run-service-observer.js";
@@ -194,6 +194,8 @@ export class RunManager {
         `thread \`${threadId}\` already has an active run (\`${admission.active.runId}\`, ${admission.active.status}); wait for it, cancel it, or use the strategy interrupt, rollback or enqueue`,
       );
     }
+    // LangGraph's thread is busy from the admission of a run, pending runs included.
+    await markThreadBusy(this.ctx, record.threadId, record.runId);
     const started = (await this.startNext()).find((run) => run.runId === record.runId);
     return started ?? admission.run;
   }
@@ -231,6 +233,7 @@ export class RunManager {
     }
     if (admission.superseded) await Promise.all(admission.superseded.map((run) => this.cancellation.endSuperseded(run)));
     if (admission.run.status === "running") return admission.run;
+    await markThreadBusy(this.ctx, record.threadId, record.runId);
     if (admission.superseded) {
       // A store that supersedes checked the running runs it returned (rollback) in its transaction.
       for (const run of admission.active) await this.cancellation.cancel(run, strategy, strategy);

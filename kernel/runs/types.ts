@@ -14,6 +14,26 @@ export type JournalEntry = JournalRecord;
 
 export type ThreadStatus = "idle" | "busy" | "interrupted" | "error";
 
+/** What a thread search or count matches (every field optional but the owner). */
+export interface ThreadFilter {
+  owner: string;
+  /** Top-level keys holding equal (JSON) values. */
+  metadata?: Record<string, unknown>;
+  status?: ThreadStatus;
+  /** Only these thread ids (an empty list: no restriction, as LangGraph's server reads it). */
+  ids?: readonly string[];
+}
+
+export type ThreadSortBy = "thread_id" | "status" | "created_at" | "updated_at";
+
+/** A page of a thread search: `sortBy` (default `created_at`) in `sortOrder` (default `desc`); ties broken by `thread_id` in the same order. */
+export interface ThreadSearch extends ThreadFilter {
+  limit: number;
+  offset: number;
+  sortBy?: ThreadSortBy;
+  sortOrder?: "asc" | "desc";
+}
+
 export interface ThreadRecord {
   threadId: string;
   /** The user who created it; others get 404. */
@@ -135,8 +155,10 @@ export interface RunStore {
   getThread(threadId: string): Promise<ThreadRecord | null>;
   /** Replaces the given fields (metadata is replaced, not merged) and sets `updatedAt`; a missing thread is a no-op. */
   updateThread(threadId: string, patch: Partial<Pick<ThreadRecord, "status" | "metadata">>, now: string): Promise<void>;
-  /** Newest first (`createdAt`); `metadata` matches threads whose top-level keys hold equal values. */
-  searchThreads(filter: { owner: string; metadata?: Record<string, unknown>; status?: ThreadStatus; limit: number; offset: number }): Promise<ThreadRecord[]>;
+  /** Newest first (`createdAt`) unless `sortBy`/`sortOrder` say otherwise; `metadata` matches threads whose top-level keys hold equal values. */
+  searchThreads(filter: ThreadSearch): Promise<ThreadRecord[]>;
+  /** How many threads `searchThreads` would find without paging (threads marked deleted are not counted). */
+  countThreads(filter: ThreadFilter): Promise<number>;
   /** Deletes the thread with its runs, journal and reports (and its deletion mark). */
   deleteThread(threadId: string): Promise<boolean>;
   /**

@@ -40,3 +40,4 @@ export { toWireJson, toWireValue, publicValues } from "./wire-json.js";
 export { runToWire, threadToWire, assistantToWire } from "./wire-records.js";
 export type { GatewayDeps } from "./ports.js";
 export type { GatewayApp, MetricsExposition, ObservabilityInfo } from "./context.js";
+export { createThreadCheckpoints, type ThreadCheckpoints } from "./thread-checkpoints.js";

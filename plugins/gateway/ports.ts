@@ -1,6 +1,7 @@
 import type { RunManager } from "../../kernel/runs/run-manager.js";
 import type { RunStore, StreamBridge } from "../../kernel/runs/types.js";
 import type { CronStore } from "../../kernel/runs/cron-types.js";
+import type { ThreadCheckpoints } from "./thread-checkpoints.js";
 
 /**
  * What the gateway serves: the run service (admission, streams, cancellation, joins),
@@ -14,4 +15,10 @@ export interface GatewayDeps {
   bridge: StreamBridge;
   /** Crons (`/runs/crons`); without it those routes are not served and `/info` says `crons: false`. */
   crons?: CronStore;
+  /**
+   * The threads' LangGraph checkpoints (`createThreadCheckpoints`): state at a checkpoint,
+   * history, state updates, copies, pruning. Without it the state route answers the
+   * executor's values and the checkpoint routes answer 501.
+   */
+  threadState?: ThreadCheckpoints;
 }

@@ -20,6 +20,7 @@ import { registerThreadRoutes } from "./routes/threads.js";
 import { registerThreadlessRunRoutes } from "./routes/runs-threadless.js";
 import { registerRunManageRoutes } from "./routes/runs-manage.js";
 import { WebhookSender, type WebhookOptions } from "./webhook.js";
+import { registerThreadStateRoutes } from "./routes/threads-state.js";
 
 /** HTTP API: bodies over 1 MiB are refused (413). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -129,6 +130,7 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
   registerHomeRoute(app, ctx);
   registerAssistantRoutes(app, ctx);
   registerThreadRoutes(app, ctx);
+  registerThreadStateRoutes(app, ctx);
   registerRunCreateRoutes(app, ctx);
   registerRunReadRoutes(app, ctx);
   registerRunArtifactRoutes(app, ctx);

@@ -28,6 +28,7 @@ export function deferredRunStore(ready: Promise<RunStore>): RunStore {
     getThread: forward("getThread"),
     updateThread: forward("updateThread"),
     searchThreads: forward("searchThreads"),
+    countThreads: forward("countThreads"),
     deleteThread: forward("deleteThread"),
     markThreadDeleted: forward("markThreadDeleted"),
     deletedThreads: async (limit) => {

@@ -12,7 +12,7 @@ import type { SqlEntityManager } from "@mikro-orm/better-sqlite";
 import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
 import { KeelError } from "../../kernel/errors.js";
 import type { StatusV2Payload } from "../../kernel/loop/status.js";
-import type { AdmissionLimits, AdmissionReplace, AdmissionResult, AdmissionStart, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadRecord, ThreadStatus } from "../../kernel/runs/types.js";
+import type { AdmissionLimits, AdmissionReplace, AdmissionResult, AdmissionStart, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadFilter, ThreadRecord, ThreadSearch, ThreadStatus } from "../../kernel/runs/types.js";
 import { JOURNAL_TABLE, JournalEntity, REPORTS_TABLE, ReportEntity, RUNS_TABLE, RunEntity, THREADS_TABLE, ThreadEntity, type RunRow } from "./entities.js";
 import { admitOnPostgres, admitOnSqlite, DELETED_THREAD_STATUS } from "./admission-sql.js";
 import { claimDueOnPostgres, claimDueOnSqlite, claimThreadOnPostgres, claimThreadOnSqlite } from "./claim-sql.js";
@@ -40,6 +40,7 @@ const STORE_METHODS = [
   "getThread",
   "updateThread",
   "searchThreads",
+  "countThreads",
   "deleteThread",
   "markThreadDeleted",
   "deletedThreads",
@@ -63,6 +64,8 @@ const STORE_METHODS = [
   "saveReport",
   "getReport",
 ] as const satisfies readonly (keyof SqlRunStore)[];
+
+const THREAD_SORT_FIELDS = { thread_id: "threadId", status: "status", created_at: "createdAt", updated_at: "updatedAt" } as const;
 
 export class SqlRunStore implements RunStore {
   private migrated: Promise<void> | undefined;
@@ -131,16 +134,30 @@ export class SqlRunStore implements RunStore {
     await this.em().nativeUpdate(ThreadEntity, { threadId, status: { $ne: DELETED_THREAD_STATUS } }, data);
   }
 
-  async searchThreads(filter: { owner: string; metadata?: Record<string, unknown>; status?: ThreadStatus; limit: number; offset: number }): Promise<ThreadRecord[]> {
-    const qb = this.em().createQueryBuilder(ThreadEntity, "t").select("*").where({ owner: filter.owner, status: { $ne: DELETED_THREAD_STATUS } });
+  async searchThreads(filter: ThreadSearch): Promise<ThreadRecord[]> {
+    const order = filter.sortOrder ?? "desc";
+    const field = THREAD_SORT_FIELDS[filter.sortBy ?? "created_at"];
+    const qb = this.threadQuery(filter).select("*");
+    // Ties go by the thread id in the same order (the memory store sorts the same way).
+    qb.orderBy(field === "threadId" ? [{ threadId: order }] : [{ [field]: order }, { threadId: order }]).limit(filter.limit).offset(filter.offset);
+    return (await qb.getResultList()).map(rowToThread);
+  }
+
+  async countThreads(filter: ThreadFilter): Promise<number> {
+    return this.threadQuery(filter).getCount();
+  }
+
+  /** The caller's live threads (not marked deleted) that match `filter`. */
+  private threadQuery(filter: ThreadFilter) {
+    const qb = this.em().createQueryBuilder(ThreadEntity, "t").where({ owner: filter.owner, status: { $ne: DELETED_THREAD_STATUS } });
     if (filter.status !== undefined) qb.andWhere({ status: filter.status });
+    if (filter.ids && filter.ids.length > 0) qb.andWhere({ threadId: { $in: [...filter.ids] } });
     for (const [key, value] of Object.entries(filter.metadata ?? {})) {
       if (value === undefined) continue;
       const condition = metadataEquals(this.dialect, "t", key, value);
       qb.andWhere(condition.sql, condition.params);
     }
-    qb.orderBy([{ createdAt: "desc" }, { threadId: "desc" }]).limit(filter.limit).offset(filter.offset);
-    return (await qb.getResultList()).map(rowToThread);
+    return qb;
   }
 
   async deleteThread(threadId: string): Promise<boolean> {

@@ -183,6 +183,7 @@ describe("RunManager execution and finalization", () => {
     expect(interrupted.status).toBe("interrupted");
     expect(interrupted.outcome).toMatchObject({ status: "cancelled", text: "Run interrupted because the server shut down" });
     expect(await eventNames(s.bridge, slow.runId)).toEqual(["metadata", "end"]);
-    expect((await s.store.getThread("t2"))!.status).toBe("interrupted");
+    // LangGraph's transition: a cancelled run leaves its thread idle (`interrupted` is a graph interrupt).
+    expect((await s.store.getThread("t2"))!.status).toBe("idle");
   });
 });

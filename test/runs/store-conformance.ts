@@ -138,6 +138,33 @@ export function describeRunStoreConformance(name: string, makeStore: () => Promi
         expect(ids(await search({ limit: 2, offset: 3 }))).toEqual([]);
       });
 
+      it("searches by ids, sorts by any thread field in either order, and counts what a search would find", async () => {
+        const owner = `user-${randomUUID()}`;
+        const a = await store.createThread(makeThread({ owner, threadId: `a-${randomUUID()}`, createdAt: iso(T0 + 3), updatedAt: iso(T0 + 4), status: "idle", metadata: { team: "red" } }));
+        const b = await store.createThread(makeThread({ owner, threadId: `b-${randomUUID()}`, createdAt: iso(T0 + 1), updatedAt: iso(T0 + 9), status: "error", metadata: { team: "red" } }));
+        const c = await store.createThread(makeThread({ owner, threadId: `c-${randomUUID()}`, createdAt: iso(T0 + 2), updatedAt: iso(T0 + 2), status: "busy" }));
+        await store.createThread(makeThread({ threadId: `d-${randomUUID()}`, metadata: { team: "red" } })); // another owner
+        const ids = (threads: ThreadRecord[]) => threads.map((t) => t.threadId);
+        const search = (filter: Partial<Parameters<RunStore["searchThreads"]>[0]>) => store.searchThreads({ owner, limit: 10, offset: 0, ...filter });
+
+        expect(ids(await search({ ids: [a.threadId, c.threadId, "not-a-thread"] }))).toEqual([a.threadId, c.threadId]);
+        expect(ids(await search({ ids: [] }))).toEqual([a.threadId, c.threadId, b.threadId]);
+        expect(ids(await search({ sortBy: "created_at", sortOrder: "asc" }))).toEqual([b.threadId, c.threadId, a.threadId]);
+        expect(ids(await search({ sortBy: "updated_at" }))).toEqual([b.threadId, a.threadId, c.threadId]);
+        expect(ids(await search({ sortBy: "updated_at", sortOrder: "asc" }))).toEqual([c.threadId, a.threadId, b.threadId]);
+        expect(ids(await search({ sortBy: "thread_id", sortOrder: "asc" }))).toEqual([a.threadId, b.threadId, c.threadId]);
+        expect(ids(await search({ sortBy: "thread_id", sortOrder: "desc", limit: 2, offset: 1 }))).toEqual([b.threadId, a.threadId]);
+        expect(ids(await search({ sortBy: "status", sortOrder: "asc" }))).toEqual([c.threadId, b.threadId, a.threadId]);
+
+        expect(await store.countThreads({ owner })).toBe(3);
+        expect(await store.countThreads({ owner, metadata: { team: "red" } })).toBe(2);
+        expect(await store.countThreads({ owner, status: "busy" })).toBe(1);
+        expect(await store.countThreads({ owner, ids: [b.threadId] })).toBe(1);
+        expect(await store.countThreads({ owner: `user-${randomUUID()}` })).toBe(0);
+        await store.markThreadDeleted(b.threadId, iso(T0 + 10));
+        expect(await store.countThreads({ owner })).toBe(2);
+      });
+
       it("deletes a thread with its runs, journal and reports, and nothing of another thread", async () => {
         const { thread, runs } = await threadWithRuns(2);
         const other = await threadWithRuns(1);

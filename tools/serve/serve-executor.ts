@@ -15,7 +15,7 @@ import { createRuntimeExecutor, type RuntimeExecutor } from "../../kernel/runs/r
 import { checkpointForkStatus } from "../../kernel/runs/checkpoint-fork.js";
 import type { RunStore } from "../../kernel/runs/types.js";
 import type { RunObserver } from "../../kernel/observe/run-observer.js";
-import { publicValues } from "../../plugins/gateway/index.js";
+import { createThreadCheckpoints, publicValues, type ThreadCheckpoints } from "../../plugins/gateway/index.js";
 import { seedWorkspace, workspaceDir, writeLogPath } from "../../plugins/workspace/index.js";
 import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
 import { composeSubagentStack } from "../stacks/subagent-stack.js";
@@ -61,6 +61,8 @@ type ConfigMap = Record<string, Record<string, unknown>>;
 export interface ServeExecutor extends RunExecutor {
   /** `runtimeOwnedKeys` of every served composition (leads and subagents): a request may not set them. */
   readonly runtimeOwnedKeys: readonly string[];
+  /** The threads' checkpoints for the gateway's thread-state routes, over the served lead stacks. */
+  readonly threadState: ThreadCheckpoints;
 }
 
 /** The lead's turn budget when nothing else says. */
@@ -103,6 +105,7 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
 
   return {
     runtimeOwnedKeys: runtimeOwnedKeys([...stacks.values()].flatMap((s) => [s.lead, s.subagent])),
+    threadState: createThreadCheckpoints({ checkpointer, compositions: new Map([...stacks].map(([name, s]) => [name, s.lead])) }),
     async execute(run, io) {
       const stack = stackOf(run.assistantId);
       const dir = dirOf(run.threadId);

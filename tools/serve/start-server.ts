@@ -99,8 +99,8 @@ export async function startServer(options: ServeOptions, context: StartContext):
     const bridge = services.bridge;
     metrics.watch({ runCounts: () => manager.runCounts(), ...(bridge instanceof MemoryStreamBridge ? { bridgeStats: () => bridge.stats() } : {}) });
     const app = await services.http.create({
-      deps: { runs, store: services.store, bridge: services.bridge, crons: services.crons },
-      apiKeys: options.apiKeys,
+            deps: { runs, store: services.store, bridge: services.bridge, crons: services.crons, threadState: executor.threadState },
+            apiKeys: options.apiKeys,
       stacks: options.stacks,
       version: context.version,
       metrics,

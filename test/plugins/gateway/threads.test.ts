@@ -112,4 +112,23 @@ describe("thread and assistant routes", () => {
     const bobsPage = await h.app.inject({ method: "GET", url: "/", headers: BOB });
     expect(bobsPage.body).not.toContain(run.split("/").at(-1));
   });
+
+  it("a gateway without a checkpoint reader answers the checkpoint routes 501 and creates no thread from supersteps", async () => {
+    const threadId = await createThread(h.app);
+    for (const [method, url, payload] of [
+      ["POST", `/threads/${threadId}/history`, {}],
+      ["GET", `/threads/${threadId}/state/1f000000-0000-6000-8000-000000000000`, undefined],
+      ["POST", `/threads/${threadId}/state`, { values: { messages: [] } }],
+      ["POST", `/threads/${threadId}/copy`, undefined],
+    ] as const) {
+      const response = await h.app.inject({ method, url, headers: ALICE, ...(payload ? { payload } : {}) });
+      expect(response.statusCode, url).toBe(501);
+      expect(response.json().error).toBe("KEEL_ERR_HTTP_THREAD_STATE_UNAVAILABLE");
+    }
+    const seeded = await h.app.inject({ method: "POST", url: "/threads", headers: ALICE, payload: { thread_id: "t-seeded", supersteps: [{ updates: [{ values: {}, as_node: "agent" }] }] } });
+    expect(seeded.statusCode).toBe(501);
+    expect((await h.app.inject({ method: "GET", url: "/threads/t-seeded", headers: ALICE })).statusCode).toBe(404);
+    // The state route still answers from the executor.
+    expect((await h.app.inject({ method: "GET", url: `/threads/${threadId}/state`, headers: ALICE })).json()).toMatchObject({ values: {}, next: [] });
+  });
 });
