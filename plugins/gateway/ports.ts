@@ -1,5 +1,7 @@
 import type { RunManager } from "../../kernel/runs/run-manager.js";
 import type { RunStore, StreamBridge } from "../../kernel/runs/types.js";
+import type { AssistantStore } from "../../kernel/assistants/types.js";
+import type { StackCatalog } from "./stack-catalog.js";
 
 /**
  * What the gateway serves: the run service (admission, streams, cancellation, joins),
@@ -11,4 +13,8 @@ export interface GatewayDeps {
   store: RunStore;
   /** The run manager's bridge: read to tell a finished run whose events are gone from one still to come. */
   bridge: StreamBridge;
+  /** User assistants (default: in memory, lost on restart). */
+  assistants?: AssistantStore;
+  /** The served stacks' options, graphs and schemas (without: no option check beyond their shape; graphs and schemas 404). */
+  catalog?: StackCatalog;
 }

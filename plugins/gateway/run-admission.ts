@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import type { RunRecord, RunRequest } from "../../kernel/runs/types.js";
-import { HttpError, notFound } from "./http-errors.js";
+import { applyAssistant } from "./assistant-registry.js";
+import { HttpError } from "./http-errors.js";
 import type { RunCreateBody } from "./schemas.js";
 import { ownedThread, type GatewayContext } from "./context.js";
 
@@ -47,7 +48,7 @@ function requestedMaxTurns(body: RunCreateBody): number | undefined {
  */
 export async function admitRun(ctx: GatewayContext, request: FastifyRequest, threadId: string, body: RunCreateBody): Promise<RunRecord> {
   await ownedThread(ctx, threadId, request.user);
-  if (!ctx.stacks.includes(body.assistant_id)) throw notFound(`assistant \`${body.assistant_id}\``);
+  body = await applyAssistant(ctx, request.user, body);
   // The run service checks ownership again and owns the per-user limit, request hygiene
   // and the multitask strategy, so every entry point gets them.
   return ctx.deps.runs.createOrReject(threadId, toRunRequest(body), { user: request.user, strategy: body.multitask_strategy ?? "reject" });

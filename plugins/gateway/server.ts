@@ -10,6 +10,7 @@ import { assertJsonDepth, assertLoopbackHost, isLoopbackAddress } from "./reques
 import { assertFinitePaging } from "./schemas.js";
 import type { GatewayApp, GatewayContext, MetricsExposition, ObservabilityInfo } from "./context.js";
 import { registerAssistantRoutes } from "./routes/assistants.js";
+import { registerAssistantGraphRoutes } from "./routes/assistants-graph.js";
 import { registerHomeRoute } from "./routes/home.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerRunArtifactRoutes } from "./routes/run-artifacts.js";
@@ -121,6 +122,7 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
   registerMetaRoutes(app, ctx);
   registerHomeRoute(app, ctx);
   registerAssistantRoutes(app, ctx);
+  registerAssistantGraphRoutes(app, ctx);
   registerThreadRoutes(app, ctx);
   registerRunCreateRoutes(app, ctx);
   registerRunReadRoutes(app, ctx);

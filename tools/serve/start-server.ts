@@ -14,6 +14,7 @@ import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import { createKeelMetrics } from "../../plugins/metrics/index.js";
 import { watchdogDeadlineForLease } from "../../plugins/workspace/index.js";
 import { startHostTracing } from "../../plugins/tracing/host-tracing.js";
+import { SqlAssistantStore } from "../../plugins/store-sql/sql-assistant-store.js";
 
 export interface StartedServer {
   /** `http://HOST:PORT` with the port actually bound (`--port 0` picks a free one). */
@@ -65,7 +66,11 @@ export async function startServer(options: ServeOptions, context: StartContext):
     throw error;
   }
   let runs: RunManager | undefined;
+  let assistants: SqlAssistantStore | undefined;
   try {
+    // User assistants live in the `--db` database too (their own connection to it).
+    assistants = await SqlAssistantStore.open(options.db);
+    const allowedModels = serverModelAllowlist(options.model, options.summarizerModel);
     const executor = await createServeExecutor({
       stacks: options.stacks,
       models,
@@ -78,6 +83,8 @@ export async function startServer(options: ServeOptions, context: StartContext):
       bashWatchdogDeadlineMs: watchdogDeadlineForLease({ leaseTtlMs: options.lease.leaseTtlMs ?? 30_000, heartbeatMs: options.lease.heartbeatMs ?? 10_000 }),
       maxTurns: options.maxTurns,
       ...(observer ? { observer } : {}),
+      assistants,
+      ...(allowedModels ? { allowedModels } : {}),
     });
     runs = new RunManager({
       store: services.store,
@@ -85,7 +92,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       executor,
       maxTurns: options.maxTurns,
       jobs: options.jobs,
-      allowedModels: serverModelAllowlist(options.model, options.summarizerModel),
+      ...(allowedModels ? { allowedModels } : {}),
       runtimeOwnedKeys: executor.runtimeOwnedKeys,
       ...options.lease,
       observer: metrics.serviceObserver,
@@ -93,10 +100,11 @@ export async function startServer(options: ServeOptions, context: StartContext):
     });
     runs.start();
     const manager = runs;
+    const assistantStore = assistants;
     const bridge = services.bridge;
     metrics.watch({ runCounts: () => manager.runCounts(), ...(bridge instanceof MemoryStreamBridge ? { bridgeStats: () => bridge.stats() } : {}) });
     const app = await services.http.create({
-      deps: { runs, store: services.store, bridge: services.bridge },
+      deps: { runs, store: services.store, bridge: services.bridge, assistants, catalog: executor.catalog },
       apiKeys: options.apiKeys,
       stacks: options.stacks,
       version: context.version,
@@ -116,6 +124,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
         (closing ??= (async () => {
           await manager.shutdown();
           await app.close();
+          await assistantStore.close();
           await services.close();
           removeTemporary();
           await tracing.shutdown();
@@ -123,6 +132,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
     };
   } catch (error) {
     await runs?.shutdown();
+    await assistants?.close();
     await services.close();
     removeTemporary();
     await tracing.shutdown();
