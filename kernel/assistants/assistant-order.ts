@@ -22,14 +22,18 @@ const SORT_KEYS: Record<AssistantSortField, (a: AssistantRecord) => string> = {
   name: (a) => a.name,
 };
 
-/** The order of a search: the field (ISO timestamps order as text), ties by assistant id, both in `order`. */
-export function assistantComparator(sortBy: AssistantSortField, order: "asc" | "desc"): (a: AssistantRecord, b: AssistantRecord) => number {
+/**
+ * The order of a search: the field (ISO timestamps order as text), ties by assistant id,
+ * both in `order`. `tieById: false` leaves ties to the caller (a stable sort keeps their order).
+ */
+export function assistantComparator(sortBy: AssistantSortField, order: "asc" | "desc", options: { tieById?: boolean } = {}): (a: AssistantRecord, b: AssistantRecord) => number {
   const key = SORT_KEYS[sortBy];
   const sign = order === "asc" ? 1 : -1;
+  const tieById = options.tieById ?? true;
   return (a, b) => {
     const [x, y] = [key(a), key(b)];
     if (x !== y) return x < y ? -sign : sign;
-    if (a.assistantId === b.assistantId) return 0;
+    if (!tieById || a.assistantId === b.assistantId) return 0;
     return a.assistantId < b.assistantId ? -sign : sign;
   };
 }

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { graphAssistantUuid } from "../../kernel/assistants/graph-uuid.js";
 import { MemoryAssistantStore } from "../../kernel/assistants/memory-assistant-store.js";
 import type { AssistantRecord, AssistantStore } from "../../kernel/assistants/types.js";
+import { isRecord } from "../../contracts/plain-object.js";
+import { deepMerge } from "../../kernel/compose/config.js";
 import { isKeelError } from "../../kernel/errors.js";
 import type { GatewayContext } from "./context.js";
 import { HttpError, notFound } from "./http-errors.js";
@@ -88,7 +90,8 @@ export function checkAssistantOptions(ctx: GatewayContext, graphId: string, cont
     ctx.deps.catalog?.checkOptions(graphId, context);
   } catch (error) {
     if (!isKeelError(error)) throw error;
-    const pointer = `${pointers.context}${error.pointer ?? ""}`;
+    // Options that fitted the old graph but not the new one: the graph change is the problem.
+    const pointer = pointers.context === pointers.graph ? pointers.graph : `${pointers.context}${error.pointer ?? ""}`;
     throw new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", `invalid body at \`${pointer}\`: ${error.message}`, pointer);
   }
 }
@@ -131,14 +134,7 @@ export function mergeLayers(...layers: PluginLayer[]): PluginLayer {
   return out;
 }
 
-function deepMerge(base: unknown, over: unknown): unknown {
-  if (!isObject(base) || !isObject(over)) return over;
-  const out: Json = { ...base };
-  for (const [key, value] of Object.entries(over)) out[key] = key in out ? deepMerge(out[key], value) : value;
-  return out;
-}
-
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = isRecord;
 const asObject = (value: unknown): Json => (isObject(value) ? value : {});
 
 function withoutKeys(value: Json, keys: readonly string[]): Json {

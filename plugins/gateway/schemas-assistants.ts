@@ -66,8 +66,9 @@ const FilterFields = {
 export const AssistantSearchBody = Nullable(
   Type.Object({
     ...FilterFields,
-    limit: Type.Optional(Nullable(Limit)),
-    offset: Type.Optional(Nullable(Offset)),
+    // Not nullable: AJV's coercion would turn a 0 into null and skip the minimum.
+    limit: Type.Optional(Limit),
+    offset: Type.Optional(Offset),
     sort_by: Type.Optional(Nullable(Type.Enum(["assistant_id", "graph_id", "created_at", "updated_at", "name"]))),
     sort_order: Type.Optional(Nullable(Type.Enum(["asc", "desc"]))),
     select: Type.Optional(Nullable(Type.Array(Type.Enum([...ASSISTANT_FIELDS]), { minItems: 1, maxItems: ASSISTANT_FIELDS.length }))),
@@ -81,8 +82,9 @@ export type AssistantCountBody = Static<typeof AssistantCountBody>;
 export const AssistantVersionsBody = Nullable(
   Type.Object({
     metadata: Type.Optional(Nullable(OpenObject)),
-    limit: Type.Optional(Nullable(Limit)),
-    offset: Type.Optional(Nullable(Offset)),
+    // Not nullable: AJV's coercion would turn a 0 into null and skip the minimum.
+    limit: Type.Optional(Limit),
+    offset: Type.Optional(Offset),
   }),
 );
 export type AssistantVersionsBody = Static<typeof AssistantVersionsBody>;

@@ -1,11 +1,10 @@
 /**
  * The AssistantStore (kernel/assistants) on SQLite or PostgreSQL through MikroORM: its
  * own connection to the run store's database (the same `--db`), tables created by the
- * same schema diff. A new version is one insert into the versions table (its composite
- * key refuses a second writer of the same number, which retries with the next) followed
- * by a conditional update of the assistant row from the version it was read at.
+ * same schema diff. A new version is written in one transaction that holds the
+ * assistant's row: the version row, then the assistant row.
  */
-import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { LockMode, UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { SqlEntityManager } from "@mikro-orm/better-sqlite";
 import { applyPatch, fromVersion, versionOf } from "../../kernel/assistants/memory-assistant-store.js";
 import type { AssistantFilter, AssistantPatch, AssistantRecord, AssistantSearch, AssistantStore, AssistantVersionRecord } from "../../kernel/assistants/types.js";
@@ -17,9 +16,6 @@ import { openOrm, type StoreOrm } from "./open-orm.js";
 import { retryMethodsWhileBusy } from "./sqlite-busy.js";
 import { reportUnreachable } from "./store-unavailable.js";
 import { parseStoreUrl, DEFAULT_STORE_URL } from "./store-url.js";
-
-/** How often an update that lost a race for the next version number tries again. */
-const VERSION_ATTEMPTS = 5;
 
 const SORT_COLUMNS = { assistant_id: "assistantId", graph_id: "graphId", created_at: "createdAt", updated_at: "updatedAt", name: "name" } as const;
 
@@ -85,31 +81,37 @@ export class SqlAssistantStore implements AssistantStore {
   }
 
   async updateAssistant(assistantId: string, patch: AssistantPatch, now: string): Promise<AssistantRecord | null> {
-    for (let attempt = 1; ; attempt++) {
-      const current = await this.getAssistant(assistantId);
-      if (!current) return null;
-      const highest = await this.highestVersion(assistantId);
-      const next = applyPatch(current, patch, highest + 1, now);
-      try {
-        await this.em().insert(AssistantVersionEntity, toVersionRow(versionOf(next)));
-      } catch (error) {
-        if (this.isUniqueViolation(error) && attempt < VERSION_ATTEMPTS) continue;
-        throw error;
-      }
-      if (await this.replaceCurrent(current, next)) return next;
-      if (attempt >= VERSION_ATTEMPTS) throw new KeelError("KEEL_ERR_STORE_CONFLICT", `assistant \`${assistantId}\` is being updated concurrently; retry`);
-    }
+    return this.rewrite(assistantId, async (em, current) => {
+      const [highest] = await em.find(AssistantVersionEntity, { assistantId }, { orderBy: { version: "desc" }, limit: 1 });
+      const next = applyPatch(current, patch, (highest?.version ?? 0) + 1, now);
+      await em.insert(AssistantVersionEntity, toVersionRow(versionOf(next)));
+      return next;
+    });
   }
 
   async setLatestVersion(assistantId: string, version: number, now: string): Promise<AssistantRecord | null> {
-    for (let attempt = 1; ; attempt++) {
-      const current = await this.getAssistant(assistantId);
-      const row = await this.em().findOne(AssistantVersionEntity, { assistantId, version });
-      if (!current || !row) return null;
-      const next = fromVersion(current, fromVersionRow(row), now);
-      if (await this.replaceCurrent(current, next)) return next;
-      if (attempt >= VERSION_ATTEMPTS) throw new KeelError("KEEL_ERR_STORE_CONFLICT", `assistant \`${assistantId}\` is being updated concurrently; retry`);
-    }
+    return this.rewrite(assistantId, async (em, current) => {
+      const row = await em.findOne(AssistantVersionEntity, { assistantId, version });
+      return row ? fromVersion(current, fromVersionRow(row), now) : null;
+    });
+  }
+
+  /**
+   * Read the assistant, let `change` compute (and write versions of) its next state, write
+   * that state — in one transaction holding the assistant's row (PostgreSQL: `for update`;
+   * SQLite: the writer lock), so concurrent updates each get the next version number.
+   */
+  private async rewrite(assistantId: string, change: (em: SqlEntityManager, current: AssistantRecord) => Promise<AssistantRecord | null>): Promise<AssistantRecord | null> {
+    return this.em().transactional(async (em) => {
+      if (this.dialect === "sqlite") await em.nativeUpdate(AssistantEntity, { assistantId }, { assistantId });
+      const row = await em.findOne(AssistantEntity, { assistantId }, this.dialect === "postgres" ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+      if (!row) return null;
+      const next = await change(em, fromRow(row));
+      if (!next) return null;
+      const { assistantId: _id, owner: _owner, createdAt: _created, ...data } = toRow(next);
+      await em.nativeUpdate(AssistantEntity, { assistantId }, data);
+      return next;
+    });
   }
 
   async deleteAssistant(assistantId: string): Promise<boolean> {
@@ -151,18 +153,6 @@ export class SqlAssistantStore implements AssistantStore {
       const condition = metadataEquals(this.dialect, "a", key, value);
       qb.andWhere(condition.sql, condition.params);
     }
-  }
-
-  private async highestVersion(assistantId: string): Promise<number> {
-    const [row] = await this.em().find(AssistantVersionEntity, { assistantId }, { orderBy: { version: "desc" }, limit: 1 });
-    return row?.version ?? 0;
-  }
-
-  /** The assistant row becomes `next`, if it is still what `current` read (same version and update time). */
-  private async replaceCurrent(current: AssistantRecord, next: AssistantRecord): Promise<boolean> {
-    const { assistantId: _id, owner: _owner, createdAt: _created, ...data } = toRow(next);
-    const changed = await this.em().nativeUpdate(AssistantEntity, { assistantId: current.assistantId, version: current.version, updatedAt: current.updatedAt }, data);
-    return changed > 0;
   }
 
   private em(): SqlEntityManager {

@@ -1,3 +1,4 @@
+import { isRecord } from "../../contracts/plain-object.js";
 import type { Composition } from "../../kernel/compose/types.js";
 import { PSEUDO_CHANNELS } from "../../kernel/channels/kernel-channels.js";
 import { CompositionError, KeelError } from "../../kernel/errors.js";
@@ -142,7 +143,7 @@ function configSchema(composition: Composition, options: StackCatalogOptions): J
   const plugins: Json = {};
   for (const name of composition.order) {
     const resolved = composition.plugins.get(name);
-    if (!resolved || resolved.plugin.manifest.kind !== "middleware") continue;
+    if (!resolved) continue;
     const hidden = new Set(options.serverOptions[name] ?? []);
     const schema = (resolved.plugin.manifest.config ?? { type: "object", properties: {}, additionalProperties: false }) as Json;
     const properties: Json = {};
@@ -164,5 +165,5 @@ function configSchema(composition: Composition, options: StackCatalogOptions): J
   };
 }
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = isRecord;
 const escape = (segment: string) => segment.replace(/~/g, "~0").replace(/\//g, "~1");

@@ -119,9 +119,11 @@ export function registerAssistantRoutes(app: GatewayApp, ctx: GatewayContext): v
     const sortOrder = body.sort_order ?? "desc";
     const limit = body.limit ?? 10;
     const offset = body.offset ?? 0;
-    // The page of the union is within the first offset + limit of each part.
+    // The page of the union is within the first offset + limit of each part. The sort is
+    // stable and ties keep their order: system assistants first, in the served order, then
+    // the stored ones as the store sorted them (ties by id).
     const stored = await store().searchAssistants({ ...filter, sortBy, sortOrder, limit: offset + limit, offset: 0 });
-    const page = [...systemMatching(filter), ...stored].sort(assistantComparator(sortBy, sortOrder)).slice(offset, offset + limit);
+    const page = [...systemMatching(filter), ...stored].sort(assistantComparator(sortBy, sortOrder, { tieById: false })).slice(offset, offset + limit);
     const total = systemMatching(filter).length + (await store().countAssistants(filter));
     reply.header("x-pagination-total", String(total));
     if (offset + page.length < total) reply.header("x-pagination-next", String(offset + page.length));
