@@ -29,8 +29,8 @@ export interface StackCatalog {
   graph(graphId: string, options: { xray: boolean }): Promise<DrawnGraph>;
   /** Input, output, state and config schemas of the stack, with `context`'s plugin options as the defaults. */
   schemas(graphId: string, context?: Record<string, unknown>): StackSchemas;
-  /** The stack's child graphs by namespace (`subagent`, when the stack delegates), each with its schemas. */
-  subgraphs(graphId: string): Record<string, StackSchemas>;
+  /** The stack's child graphs by namespace (`subagent`, when the stack delegates), each its stack name (`graph_id`) and schemas, as the SDK's `Subgraphs`. */
+  subgraphs(graphId: string): Record<string, StackSchemas & { graph_id: string }>;
   /** A one-line description of the stack (its stack file's). */
   description(graphId: string): string | undefined;
 }

@@ -98,9 +98,9 @@ export function createStackCatalog(stacks: ReadonlyMap<string, CatalogStack>, op
     schemas(graphId, context = {}) {
       return schemasOf(composeWith(graphId, context));
     },
-    subgraphs(graphId): Record<string, StackSchemas> {
+    subgraphs(graphId): Record<string, StackSchemas & { graph_id: string }> {
       const stack = stackOf(graphId);
-      return stack.delegates ? { subagent: schemasOf(stack.subagent) } : {};
+      return stack.delegates ? { subagent: { graph_id: stack.subagent.stackName, ...schemasOf(stack.subagent) } } : {};
     },
     description: (graphId) => stacks.get(graphId)?.description,
   };

@@ -60,7 +60,8 @@ export function registerAssistantRoutes(app: GatewayApp, ctx: GatewayContext): v
     const record: AssistantRecord = {
       assistantId: id,
       graphId: body.graph_id,
-      name: body.name || "Untitled",
+      // LangGraph's defaults: no name is "Untitled", an empty one the graph id.
+      name: body.name == null ? "Untitled" : body.name || body.graph_id,
       description: body.description ?? null,
       config: (body.config ?? {}) as Record<string, unknown>,
       context,

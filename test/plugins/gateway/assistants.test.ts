@@ -86,6 +86,10 @@ describe("assistants through @langchain/langgraph-sdk", () => {
       expect(body).toMatchObject({ error: "KEEL_ERR_HTTP_INVALID_BODY", pointer });
     });
 
+    it("an empty name becomes the graph id, as on LangGraph", async () => {
+      expect((await server.alice.assistants.create({ graphId: "subagent", name: "" })).name).toBe("subagent");
+    });
+
     it("accepts options the stack's plugins take, over the stack file's", async () => {
       const created = await server.alice.assistants.create({ graphId: "lead", context: { plugins: { receipts: { render: "always" }, "token-budget": { limit: 5000 } }, model: "demo" } });
       expect(created.context).toEqual({ plugins: { receipts: { render: "always" }, "token-budget": { limit: 5000 } }, model: "demo" });
@@ -248,7 +252,7 @@ describe("assistants through @langchain/langgraph-sdk", () => {
     it("getSubgraphs: the lead's subagent stack by namespace; none for the subagent stack", async () => {
       const subgraphs = await server.alice.assistants.getSubgraphs("lead");
       expect(Object.keys(subgraphs)).toEqual(["subagent"]);
-      expect(subgraphs.subagent!.graph_id ?? "subagent").toBe("subagent");
+      expect(subgraphs.subagent!.graph_id).toBe("subagent");
       expect(Object.keys((subgraphs.subagent as { state_schema: { properties: object } }).state_schema.properties)).toContain("messages");
       expect(await server.alice.assistants.getSubgraphs("lead", { namespace: "subagent", recurse: true })).toEqual(subgraphs);
       expect(await server.alice.assistants.getSubgraphs("lead", { namespace: "elsewhere" })).toEqual({});
