@@ -2,15 +2,27 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scratchDatabase } from "../plugins/store-sql/scratch-database.js";
 import { startServe, tempDir, type ServeProcess } from "./serve-process.js";
+import { PG_URL, postgresUnavailable } from "./services.js";
 
 /**
- * User assistants on a real `keel serve` (SQLite, the demo model): created through the SDK,
- * used by a run, and still there — with their versions — after the server restarts.
+ * User assistants on a real `keel serve` (the demo model) on SQLite and on PostgreSQL (a
+ * scratch database; skipped with a printed reason when unreachable locally, a failure under
+ * CI=true): created through the SDK, used by a run, and still there — with their versions —
+ * after the server restarts.
  */
-describe("keel serve: assistants persist in the --db database", () => {
+const pgSkip = await postgresUnavailable(PG_URL);
+if (pgSkip !== null) console.warn(`skipping keel serve assistants on PostgreSQL: ${pgSkip}`);
+const BACKENDS: Array<{ name: string; db: (dir: string) => Promise<{ url: string; drop(): Promise<void> }> }> = [
+  { name: "SQLite", db: async (dir) => ({ url: `sqlite:${join(dir, "keel.db")}`, drop: async () => undefined }) },
+  ...(pgSkip === null ? [{ name: "PostgreSQL", db: () => scratchDatabase(PG_URL, "keel_e2e_assistants") }] : []),
+];
+
+describe.each(BACKENDS)("keel serve on $name: assistants persist in the --db database", ({ db: makeDb }) => {
   const dir = tempDir("keel-e2e-assistants-");
-  const db = `sqlite:${join(dir, "keel.db")}`;
+  let db: string;
+  let dropDb: () => Promise<void> = async () => undefined;
   let server: ServeProcess | undefined;
   const start = async () => {
     server = await startServe(["--port", "0", "--db", db], { cwd: dir, env: { KEEL_API_KEYS: "key-alice:alice,key-bob:bob" } });
@@ -19,6 +31,7 @@ describe("keel serve: assistants persist in the --db database", () => {
   };
   afterAll(async () => {
     await server?.stop("SIGTERM");
+    await dropDb();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -26,6 +39,9 @@ describe("keel serve: assistants persist in the --db database", () => {
   let updated: unknown;
   let clients: { alice: Client; bob: Client };
   beforeAll(async () => {
+    const made = await makeDb(dir);
+    db = made.url;
+    dropDb = made.drop;
     clients = await start();
   }, 40_000);
 
