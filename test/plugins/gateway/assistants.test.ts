@@ -219,6 +219,7 @@ describe("assistants through @langchain/langgraph-sdk", () => {
       expect(xray.nodes.map((n) => n.id)).toEqual(["__start__", "agent", "tools", "__end__", "subagent:__start__", "subagent:agent", "subagent:tools", "subagent:__end__"]);
       expect(xray.edges).toContainEqual({ source: "tools", target: "subagent:__start__", conditional: true });
       expect(xray.edges).toContainEqual({ source: "subagent:agent", target: "subagent:tools", conditional: true });
+      expect((await server.alice.assistants.getGraph("lead", { xray: 1 })).nodes).toHaveLength(8);
       // The subagent stack delegates to nobody: xray adds nothing.
       expect((await server.alice.assistants.getGraph("subagent", { xray: 1 })).nodes.map((n) => n.id)).toEqual(["__start__", "agent", "tools", "__end__"]);
       const mine = await server.alice.assistants.create({ graphId: "lead" });
@@ -279,6 +280,12 @@ describe("assistants through @langchain/langgraph-sdk", () => {
       expect(lifted.outcome.status).toBe("succeeded");
       // A request alone can set plugin options on a system assistant too.
       expect((await wait("lead", { context: { plugins: { "token-budget": { limit: 50 } } } })).outcome.stopReasons.map((s) => s.reason)).toContain("token_capped");
+    });
+
+    it("a caller cannot pass unchecked plugin options through config.configurable.keel_plugin_options", async () => {
+      const forged = await wait("lead", { config: { configurable: { keel_plugin_options: { "token-budget": { limit: 50 } } } } });
+      expect(forged.outcome.status).toBe("succeeded");
+      expect((forged.run.kwargs.config as { configurable: Record<string, unknown> }).configurable).not.toHaveProperty("keel_plugin_options");
     });
 
     it("the assistant's maxTurns and config reach the run unless the request sets them", async () => {
