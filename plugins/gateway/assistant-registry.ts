@@ -110,7 +110,8 @@ export async function applyAssistant(ctx: GatewayContext, user: string, body: Ru
   const requestContext = (body.context ?? {}) as Json;
   const requestConfig = (body.config ?? {}) as Json;
   const own = assistant.context;
-  const context: Json = { ...withoutKeys(own, ["plugins", "maxTurns"]), ...requestContext };
+  // The plugin options go to `configurable` only (see PLUGIN_OPTIONS_KEY), not twice.
+  const context: Json = { ...withoutKeys(own, ["plugins", "maxTurns"]), ...withoutKeys(requestContext, ["plugins"]) };
   const configurable = { ...asObject(assistant.config.configurable), ...asObject(requestConfig.configurable) };
   if (typeof own.maxTurns === "number" && context.max_turns == null && configurable.max_turns == null) context.max_turns = own.maxTurns;
   if (typeof own.model === "string" && configurable.model !== undefined) delete context.model;

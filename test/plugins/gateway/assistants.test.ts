@@ -278,6 +278,9 @@ describe("assistants through @langchain/langgraph-sdk", () => {
       expect(byAssistant.run.assistant_id).toBe(capped.assistant_id);
       const lifted = await wait(capped.assistant_id, { context: { plugins: { "token-budget": { limit: 1000000 } } } });
       expect(lifted.outcome.status).toBe("succeeded");
+      // The run's kwargs show the merged, checked options once, under `configurable`.
+      expect(lifted.run.kwargs.config).toMatchObject({ configurable: { keel_plugin_options: { "token-budget": { limit: 1000000 } } } });
+      expect(lifted.run.kwargs.context).not.toHaveProperty("plugins");
       // A request alone can set plugin options on a system assistant too.
       expect((await wait("lead", { context: { plugins: { "token-budget": { limit: 50 } } } })).outcome.stopReasons.map((s) => s.reason)).toContain("token_capped");
     });
