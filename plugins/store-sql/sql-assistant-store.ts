@@ -17,6 +17,9 @@ import { retryMethodsWhileBusy } from "./sqlite-busy.js";
 import { reportUnreachable } from "./store-unavailable.js";
 import { parseStoreUrl, DEFAULT_STORE_URL } from "./store-url.js";
 
+/** Connections of the assistant store's own PostgreSQL pool. */
+const ASSISTANT_POOL_MAX = 2;
+
 const SORT_COLUMNS = { assistant_id: "assistantId", graph_id: "graphId", created_at: "createdAt", updated_at: "updatedAt", name: "name" } as const;
 
 const METHODS = ["createAssistant", "getAssistant", "updateAssistant", "setLatestVersion", "deleteAssistant", "searchAssistants", "countAssistants", "listVersions"] as const satisfies readonly (keyof SqlAssistantStore)[];
@@ -41,7 +44,8 @@ export class SqlAssistantStore implements AssistantStore {
    */
   static async open(url: string = DEFAULT_STORE_URL): Promise<SqlAssistantStore> {
     const target = parseStoreUrl(url);
-    const { orm } = await openOrm(target);
+    // Assistants are read once per run admission and written rarely: two PostgreSQL connections are plenty.
+    const { orm } = await openOrm(target, { poolMax: ASSISTANT_POOL_MAX });
     const store = new SqlAssistantStore(orm, target.dialect, target.dialect === "sqlite");
     try {
       await store.init();
