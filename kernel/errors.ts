@@ -374,6 +374,14 @@ export const ERRORS = {
     description: "A thread checkpoint route (history, state at a checkpoint, state updates, copy, prune `keep_latest`, `supersteps`) was called on a gateway built without a checkpoint reader (`GatewayDeps.threadState`) (501).",
     solve: "Serve with `keel serve` (it passes one), or pass `createThreadCheckpoints({ checkpointer, compositions })` as `deps.threadState` to `createGateway`.",
   },
+  KEEL_ERR_HTTP_ASSISTANT_EXISTS: {
+    description: "`POST /assistants` named an `assistant_id` that already exists — a user assistant, a served stack's name or its LangGraph UUID alias (409).",
+    solve: "Use another id, omit `assistant_id` to get a fresh one, or send `if_exists: \"do_nothing\"` to get your existing assistant.",
+  },
+  KEEL_ERR_HTTP_ASSISTANT_READ_ONLY: {
+    description: "An update, `setLatest` or delete named a system assistant (a served stack, `metadata.created_by: \"system\"`), which is defined by its stack file (409).",
+    solve: "Create a user assistant on that stack (`POST /assistants` with `graph_id`) and change that one.",
+  },
   KEEL_ERR_HTTP_RUN_ACTIVE: {
     description: "A run was requested on a thread that already has a pending or running run, with `multitask_strategy` `reject` (the default) (409).",
     solve: "Wait for the active run (`GET …/runs/:rid/join`), cancel it, or send `multitask_strategy` `interrupt`, `rollback` or `enqueue`.",

@@ -11,8 +11,10 @@ export interface ComposeOptions {
   /** Plugins that stack entries may name: built-ins plus `--plugin` modules, in listing order. */
   plugins?: readonly Plugin[] | Readonly<Record<string, Plugin>>;
   /**
-   * Option layers applied over the stack file's config, later wins:
-   * a scenario's or request's `config`, then `subagentConfig`, then a lease's allowance.
+   * Option layers applied over the stack file's config, later wins: a scenario's `config`
+   * (subagent stacks: then `subagentConfig`, then a lease's allowance); under `keel serve`,
+   * a user assistant's `context.plugins`, then the run request's `context.plugins`, then
+   * the options the server sets itself (the workspace's root and bash switch).
    * Keys name plugins; a key for a plugin not in the stack is `KEEL_ERR_CONFIG_UNKNOWN_PLUGIN`.
    */
   config?: ReadonlyArray<Readonly<Record<string, Record<string, unknown>>>>;

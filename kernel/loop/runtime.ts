@@ -117,6 +117,14 @@ export interface AgentRuntime {
   run(options: RunOptions): Promise<RunResult>;
   /** The thread's persisted channel values (from the checkpointer). */
   getState(threadId: string): Promise<Record<string, unknown>>;
+  /** The compiled loop as LangGraph draws it (`getGraphAsync().toJSON()`): `{ nodes, edges }`. */
+  drawGraph(): Promise<DrawnGraph>;
+}
+
+/** LangGraph's drawable graph as JSON (what the Agent Server's `GET /assistants/:id/graph` answers). */
+export interface DrawnGraph {
+  nodes: Array<{ id: string; type: string; data?: unknown; metadata?: unknown }>;
+  edges: Array<{ source: string; target: string; conditional?: boolean; data?: unknown }>;
 }
 
 const LOOP_KEY = "__keel";
@@ -178,6 +186,8 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     .addNode("tools", node("tools", toolsStep) as never, { ends: ["agent", END] } as never)
     .addEdge(START, "agent" as never)
     .compile(checkpointer ? { checkpointer: fencedSaver(checkpointer) } : {});
+
+  const drawGraph = async (): Promise<DrawnGraph> => (await graph.getGraphAsync()).toJSON() as unknown as DrawnGraph;
 
   const getState = async (threadId: string) => {
     if (!checkpointer) return {};
@@ -270,7 +280,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     return { outcome, messages, values: channels, turns: loop?.turn ?? 0, usage };
   }
 
-  return Object.freeze({ composition, tools: tools.map((t) => t.tool), run, getState });
+  return Object.freeze({ composition, tools: tools.map((t) => t.tool), run, getState, drawGraph });
 }
 
 function inputMessages(opts: RunOptions, systemPrompt: string | undefined): BaseMessage[] {

@@ -2,6 +2,8 @@ import type { RunManager } from "../../kernel/runs/run-manager.js";
 import type { RunStore, StreamBridge } from "../../kernel/runs/types.js";
 import type { CronStore } from "../../kernel/runs/cron-types.js";
 import type { ThreadCheckpoints } from "./thread-checkpoints.js";
+import type { AssistantStore } from "../../kernel/assistants/types.js";
+import type { StackCatalog } from "./stack-catalog.js";
 
 /**
  * What the gateway serves: the run service (admission, streams, cancellation, joins),
@@ -21,4 +23,8 @@ export interface GatewayDeps {
    * executor's values and the checkpoint routes answer 501.
    */
   threadState?: ThreadCheckpoints;
+  /** User assistants (default: in memory, lost on restart). */
+  assistants?: AssistantStore;
+  /** The served stacks' options, graphs and schemas (without: no option check beyond their shape; graphs and schemas 404). */
+  catalog?: StackCatalog;
 }

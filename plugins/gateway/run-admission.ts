@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import { isKeelError } from "../../kernel/errors.js";
 import type { RunRecord, RunRequest, ThreadRecord } from "../../kernel/runs/types.js";
+import { applyAssistant } from "./assistant-registry.js";
 import { HttpError, notFound } from "./http-errors.js";
 import type { RunCreateBody as BasicRunCreateBody } from "./schemas.js";
 import type { RunCreateBody } from "./schemas-runs.js";
@@ -34,12 +35,12 @@ export function toRunRequest(body: AnyRunCreateBody): RunRequest {
 }
 
 /**
- * The body's checks that need no store: unsupported fields (400 naming the field), the
- * assistant (404), the turn limit, the webhook's host. Returns the run request.
+ * The body's checks that need no store, on a body the assistant was applied to
+ * (`applyAssistant`: 404 for an unknown assistant, its options checked): unsupported
+ * fields (400 naming the field), the turn limit, the webhook's host. Returns the run request.
  */
 export function checkRunBody(ctx: GatewayContext, body: RunCreateBody): RunRequest {
   refuseUnsupportedFields(body);
-  if (!ctx.stacks.includes(body.assistant_id)) throw notFound(`assistant \`${body.assistant_id}\``);
   const runRequest = toRunRequest(body);
   ctx.webhooks?.check(body.webhook);
   return runRequest;
@@ -57,7 +58,7 @@ export interface AdmitOptions {
  * errors). `after_seconds` becomes the run's due time: it stays `pending` until then.
  */
 export async function admitRun(ctx: GatewayContext, request: FastifyRequest, threadId: string, body: AnyRunCreateBody, options: AdmitOptions = {}): Promise<RunRecord> {
-  const full = body as RunCreateBody;
+  const full = (await applyAssistant(ctx, request.user, body as never)) as RunCreateBody;
   const runRequest = checkRunBody(ctx, full);
   const createMissing = options.createMissing || full.if_not_exists === "create";
   const created = createMissing ? await threadForRun(ctx, threadId, request.user, body) : (await ownedThread(ctx, threadId, request.user), false);

@@ -11,6 +11,7 @@ import { assertFinitePaging } from "./schemas.js";
 import type { GatewayApp, GatewayContext, MetricsExposition, ObservabilityInfo } from "./context.js";
 import { registerAssistantRoutes } from "./routes/assistants.js";
 import { registerCronRoutes } from "./routes/crons.js";
+import { registerAssistantGraphRoutes } from "./routes/assistants-graph.js";
 import { registerHomeRoute } from "./routes/home.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerRunArtifactRoutes } from "./routes/run-artifacts.js";
@@ -129,6 +130,7 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
   registerMetaRoutes(app, ctx);
   registerHomeRoute(app, ctx);
   registerAssistantRoutes(app, ctx);
+  registerAssistantGraphRoutes(app, ctx);
   registerThreadRoutes(app, ctx);
   registerThreadStateRoutes(app, ctx);
   registerRunCreateRoutes(app, ctx);

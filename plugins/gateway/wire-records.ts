@@ -1,3 +1,4 @@
+import type { AssistantRecord, AssistantVersionRecord } from "../../kernel/assistants/types.js";
 import type { RunRecord, ThreadRecord } from "../../kernel/runs/types.js";
 
 /**
@@ -42,18 +43,23 @@ export function runToWire(run: RunRecord) {
   };
 }
 
-export function assistantToWire(stack: string, createdAt: string, description?: string) {
+/** An assistant as LangGraph's `Assistant` (system assistants: `metadata.created_by: "system"`). */
+export function assistantToWire(assistant: AssistantRecord) {
+  return { ...assistantVersionToWire(assistant), updated_at: assistant.updatedAt };
+}
+
+/** One version of an assistant as LangGraph's `AssistantVersion`. */
+export function assistantVersionToWire(version: AssistantVersionRecord) {
   return {
-    assistant_id: stack,
-    graph_id: stack,
-    name: stack,
-    description: description ?? `Keel agent on the \`${stack}\` stack`,
-    config: {},
-    context: {},
-    metadata: {},
-    version: 1,
-    created_at: createdAt,
-    updated_at: createdAt,
+    assistant_id: version.assistantId,
+    graph_id: version.graphId,
+    name: version.name,
+    description: version.description,
+    config: version.config,
+    context: version.context,
+    metadata: version.metadata,
+    version: version.version,
+    created_at: version.createdAt,
   };
 }
 

@@ -13,6 +13,7 @@
  */
 import { EntitySchema } from "@mikro-orm/core";
 import { CronEntity } from "./cron-entity.js";
+import { AssistantEntity, AssistantVersionEntity } from "./entities-assistants.js";
 
 export const THREADS_TABLE = "keel_threads";
 export const RUNS_TABLE = "keel_runs";
@@ -126,4 +127,4 @@ export const ReportEntity = new EntitySchema<ReportRow>({
   },
 });
 
-export const STORE_ENTITIES = [ThreadEntity, RunEntity, JournalEntity, ReportEntity, CronEntity];
+export const STORE_ENTITIES = [ThreadEntity, RunEntity, JournalEntity, ReportEntity, CronEntity, AssistantEntity, AssistantVersionEntity];

@@ -60,10 +60,12 @@ async function sqliteConnectionOf(orm: StoreOrm): Promise<SqliteDatabase> {
   return connection;
 }
 
-export async function openOrm(target: StoreTarget): Promise<OpenedOrm> {
+/** `poolMax`: PostgreSQL only, the most connections this ORM opens (default: MikroORM's, 10); a small companion store takes few. */
+export async function openOrm(target: StoreTarget, options: { poolMax?: number } = {}): Promise<OpenedOrm> {
   if (target.dialect === "postgres") {
     const { PostgreSqlDriver } = await importOptional("@mikro-orm/postgresql", "a PostgreSQL store (`--db postgres://…`)", () => import("@mikro-orm/postgresql"), POSTGRES_PACKAGES);
-    return { orm: (await MikroORM.init({ ...COMMON_OPTIONS, driver: PostgreSqlDriver, clientUrl: target.url })) as unknown as StoreOrm };
+    const pool = options.poolMax === undefined ? {} : { pool: { min: 0, max: options.poolMax } };
+    return { orm: (await MikroORM.init({ ...COMMON_OPTIONS, driver: PostgreSqlDriver, clientUrl: target.url, ...pool })) as unknown as StoreOrm };
   }
   if (target.path !== SQLITE_MEMORY) mkdirSync(dirname(target.path), { recursive: true });
   const { BetterSqliteDriver } = await import("@mikro-orm/better-sqlite");

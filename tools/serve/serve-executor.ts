@@ -20,6 +20,10 @@ import { seedWorkspace, workspaceDir, writeLogPath } from "../../plugins/workspa
 import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
 import { composeSubagentStack } from "../stacks/subagent-stack.js";
 import type { RunModels } from "./run-models.js";
+import type { AssistantStore } from "../../kernel/assistants/types.js";
+import { PLUGIN_OPTIONS_KEY } from "../../plugins/gateway/assistant-registry.js";
+import type { StackCatalog } from "../../plugins/gateway/stack-catalog.js";
+import { createStackCatalog, type CatalogStack } from "./stack-catalog.js";
 import type { SummaryModels } from "./summary-models.js";
 
 export interface ServeExecutorOptions {
@@ -44,9 +48,13 @@ export interface ServeExecutorOptions {
   maxTurns: number;
   /** Told of every run, child run, model and tool call (tracing, metrics). */
   observer?: RunObserver;
+  /** User assistants: a run's assistant id that is no stack name is looked up here for its stack. */
+  assistants?: AssistantStore;
+  /** Models a request or an assistant may name (the run manager's `allowedModels`); absent: any. */
+  allowedModels?: readonly string[];
 }
 
-interface ServedStack {
+interface ServedStack extends CatalogStack {
   lead: Composition;
   subagent: Composition;
   /** Compose the subagent stack with a child's extra layers (its lease's token allowance). */
@@ -63,7 +71,12 @@ export interface ServeExecutor extends RunExecutor {
   readonly runtimeOwnedKeys: readonly string[];
   /** The threads' checkpoints for the gateway's thread-state routes, over the served lead stacks. */
   readonly threadState: ThreadCheckpoints;
+  /** The served stacks for the assistants API (option checks, graphs, schemas). */
+  readonly catalog: StackCatalog;
 }
+
+/** Workspace options the server sets (stackConfig's last layer): an assistant or a run may not set them. */
+const SERVER_OPTIONS = { workspace: ["root", "bash", "scriptedBash", "watchdogDeadlineMs"] } as const;
 
 /** The lead's turn budget when nothing else says. */
 const LEAD_DEFAULT_MAX_TURNS = 150;
@@ -87,16 +100,25 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
   for (const name of options.stacks) {
     const leadStack = await loadStack(name);
     const subStack = await loadStack((leadStack.stack.subagentStack ?? "subagent") as string | StackV1, { baseDir: leadStack.baseDir, cwd: leadStack.baseDir });
-    const lead = compose(leadStack.stack, { plugins: leadStack.plugins, config: stackConfig(leadStack.stack, workspaceConfig, models.scenario) });
+    // Option layers, later wins: the stack file's config, a scripted server's scenario, then an
+    // assistant's and a request's plugin options (`composeLead`), then what the server sets.
+    const leadLayers = stackConfig(leadStack.stack, workspaceConfig, models.scenario);
+    const lead = compose(leadStack.stack, { plugins: leadStack.plugins, config: leadLayers });
+    const composeLead = (extra: ConfigMap) => compose(leadStack.stack, { plugins: leadStack.plugins, config: [...leadLayers.slice(0, -1), extra, ...leadLayers.slice(-1)] });
     const subLayers = stackConfig(subStack.stack, workspaceConfig, models.scenario, true);
     const subagent = composeSubagentStack(subStack.stack, { plugins: subStack.plugins, config: subLayers });
     const composeChild = (extra: readonly ConfigMap[]) => (extra.length === 0 ? subagent : composeSubagentStack(subStack.stack, { plugins: subStack.plugins, config: [...subLayers, ...extra] }));
     // The workspace plugin's `rollback` port puts a thread's files back with its checkpoint.
-    const reader = createRuntimeExecutor({ runtime: createAgentRuntime(lead, { model: models.forLead("reader"), checkpointer }), checkpointer });
-    stacks.set(name, { lead, subagent, composeChild, reader });
+    const readerRuntime = createAgentRuntime(lead, { model: models.forLead("reader"), checkpointer });
+    const reader = createRuntimeExecutor({ runtime: readerRuntime, checkpointer });
+    const drawSubagent = () => createAgentRuntime(subagent, { model: models.forLead("reader"), checkpointer: false }).drawGraph();
+    const description = typeof leadStack.stack.description === "string" ? { description: leadStack.stack.description } : {};
+    stacks.set(name, { lead, subagent, composeChild, reader, composeLead, delegates: lead.plugins.has("subagents"), drawLead: () => readerRuntime.drawGraph(), drawSubagent, ...description });
   }
-  const stackOf = (assistantId: string): ServedStack => {
-    const stack = stacks.get(assistantId);
+  /** The stack of an assistant: a stack name, or a user assistant's `graphId`. */
+  const stackOf = async (assistantId: string): Promise<ServedStack> => {
+    const graphId = stacks.has(assistantId) ? assistantId : ((await options.assistants?.getAssistant(assistantId))?.graphId ?? assistantId);
+    const stack = stacks.get(graphId);
     if (!stack) throw new KeelError("KEEL_ERR_STACK_NOT_FOUND", `assistant \`${assistantId}\` is not served here (stacks: ${[...stacks.keys()].join(", ")})`);
     return stack;
   };
@@ -106,8 +128,12 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
   return {
     runtimeOwnedKeys: runtimeOwnedKeys([...stacks.values()].flatMap((s) => [s.lead, s.subagent])),
     threadState: createThreadCheckpoints({ checkpointer, compositions: new Map([...stacks].map(([name, s]) => [name, s.lead])) }),
+    catalog: createStackCatalog(stacks, { serverOptions: SERVER_OPTIONS, maxTurns: options.maxTurns, defaultMaxTurns, ...(options.allowedModels ? { allowedModels: options.allowedModels } : {}) }),
     async execute(run, io) {
-      const stack = stackOf(run.assistantId);
+      const stack = await stackOf(run.assistantId);
+      // The assistant's and the request's plugin options, checked by the gateway at admission.
+      const pluginOptions = (run.request.config?.configurable as Record<string, unknown> | undefined)?.[PLUGIN_OPTIONS_KEY] as ConfigMap | undefined;
+      const leadComposition = pluginOptions && Object.keys(pluginOptions).length > 0 ? stack.composeLead(pluginOptions) : stack.lead;
       const dir = dirOf(run.threadId);
       const seed = models.scenario?.workspace?.files;
       // A scripted server's scenario describes the workspace its scripts expect: a new thread starts with it.
@@ -125,7 +151,7 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
         scopeFor: (runId) => executor?.scopeFor(runId),
         onChildEnd: (agentPath, child, runId) => executor?.recordChild(runId, agentPath, child),
       });
-      const runtime = createAgentRuntime(stack.lead, { model: models.forLead(run.runId), checkpointer, maxTurns: defaultMaxTurns, ports: { agents }, ...(summarize ? { summarize } : {}), ...(options.observer ? { observer: options.observer } : {}) });
+      const runtime = createAgentRuntime(leadComposition, { model: models.forLead(run.runId), checkpointer, maxTurns: defaultMaxTurns, ports: { agents }, ...(summarize ? { summarize } : {}), ...(options.observer ? { observer: options.observer } : {}) });
       executor = createRuntimeExecutor({
         runtime,
         checkpointer,
@@ -165,7 +191,8 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
   /** The stack of the thread's newest run (its state has that stack's channels); the first stack for a new thread. */
   async function stackOfThread(threadId: string): Promise<ServedStack> {
     const [latest] = await options.store.listRuns(threadId, { limit: 1, offset: 0 });
-    return stacks.get(latest?.assistantId ?? "") ?? stacks.get(options.stacks[0]!)!;
+    if (!latest) return stacks.get(options.stacks[0]!)!;
+    return stackOf(latest.assistantId).catch(() => stacks.get(options.stacks[0]!)!);
   }
 }
 

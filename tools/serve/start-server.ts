@@ -15,6 +15,7 @@ import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import { createKeelMetrics } from "../../plugins/metrics/index.js";
 import { watchdogDeadlineForLease } from "../../plugins/workspace/index.js";
 import { startHostTracing } from "../../plugins/tracing/host-tracing.js";
+import { SqlAssistantStore } from "../../plugins/store-sql/sql-assistant-store.js";
 
 export interface StartedServer {
   /** `http://HOST:PORT` with the port actually bound (`--port 0` picks a free one). */
@@ -66,7 +67,11 @@ export async function startServer(options: ServeOptions, context: StartContext):
     throw error;
   }
   let runs: RunManager | undefined;
+  let assistants: SqlAssistantStore | undefined;
   try {
+    // User assistants live in the `--db` database too (their own connection to it).
+    assistants = await SqlAssistantStore.open(options.db);
+    const allowedModels = serverModelAllowlist(options.model, options.summarizerModel);
     const executor = await createServeExecutor({
       stacks: options.stacks,
       models,
@@ -79,6 +84,8 @@ export async function startServer(options: ServeOptions, context: StartContext):
       bashWatchdogDeadlineMs: watchdogDeadlineForLease({ leaseTtlMs: options.lease.leaseTtlMs ?? 30_000, heartbeatMs: options.lease.heartbeatMs ?? 10_000 }),
       maxTurns: options.maxTurns,
       ...(observer ? { observer } : {}),
+      assistants,
+      ...(allowedModels ? { allowedModels } : {}),
     });
     runs = new RunManager({
       store: services.store,
@@ -86,7 +93,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       executor,
       maxTurns: options.maxTurns,
       jobs: options.jobs,
-      allowedModels: serverModelAllowlist(options.model, options.summarizerModel),
+      ...(allowedModels ? { allowedModels } : {}),
       runtimeOwnedKeys: executor.runtimeOwnedKeys,
       ...options.lease,
       observer: metrics.serviceObserver,
@@ -96,11 +103,12 @@ export async function startServer(options: ServeOptions, context: StartContext):
     const manager = runs;
     // Crons fire on every worker; each tick is claimed by exactly one (kernel/runs/README.md, "Crons").
     const cronScheduler = new CronScheduler({ crons: services.crons, runs, store: services.store, log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`) });
+    const assistantStore = assistants;
     const bridge = services.bridge;
     metrics.watch({ runCounts: () => manager.runCounts(), ...(bridge instanceof MemoryStreamBridge ? { bridgeStats: () => bridge.stats() } : {}) });
     const app = await services.http.create({
-            deps: { runs, store: services.store, bridge: services.bridge, crons: services.crons, threadState: executor.threadState },
-            apiKeys: options.apiKeys,
+      deps: { runs, store: services.store, bridge: services.bridge, crons: services.crons, threadState: executor.threadState, assistants, catalog: executor.catalog },
+      apiKeys: options.apiKeys,
       stacks: options.stacks,
       version: context.version,
       metrics,
@@ -122,6 +130,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
           cronScheduler.stop();
           await manager.shutdown();
           await app.close();
+          await assistantStore.close();
           await services.close();
           removeTemporary();
           await tracing.shutdown();
@@ -129,6 +138,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
     };
   } catch (error) {
     await runs?.shutdown();
+    await assistants?.close();
     await services.close();
     removeTemporary();
     await tracing.shutdown();

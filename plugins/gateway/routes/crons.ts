@@ -5,6 +5,7 @@ import type { CronPatch, CronRecord, CronSortField, CronStore } from "../../../k
 import type { MultitaskStrategy } from "../../../kernel/runs/types.js";
 import { HttpError, notFound } from "../http-errors.js";
 import { toRunRequest } from "../run-admission.js";
+import { applyAssistant } from "../assistant-registry.js";
 import type { RunCreateBody } from "../schemas.js";
 import { ThreadParams } from "../schemas.js";
 import { CRON_UNSUPPORTED_FIELDS, CronCountBody, CronCreateBody, CronParams, CronSearchBody, CronUpdateBody, type CRON_SORT_BY } from "../schemas-crons.js";
@@ -37,18 +38,19 @@ export function registerCronRoutes(app: GatewayApp, ctx: GatewayContext, crons: 
 
   const create = async (body: CronCreateBody, user: string, threadId: string | null): Promise<CronRecord> => {
     refuseUnsupported(body);
-    if (!ctx.stacks.includes(body.assistant_id)) throw notFound(`assistant \`${body.assistant_id}\``);
     if (threadId !== null && body.on_run_completed != null) {
       throw new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", "invalid body at `/on_run_completed`: only a cron without a thread (`POST /runs/crons`) creates threads to keep or delete", "/on_run_completed");
     }
     const payload = payloadOf(body);
+    // A system or the caller's own assistant (404 otherwise); its options are applied now, as a run's admission applies them.
+    const applied = await applyAssistant(ctx, user, payload as never);
     const timezone = body.timezone ?? null;
     const endTime = endTimeOf(body.end_time);
     const now = ctx.now();
     const cron: CronRecord = {
       cronId: randomUUID(),
       owner: user,
-      assistantId: body.assistant_id,
+      assistantId: applied.assistant_id,
       threadId,
       schedule: body.schedule,
       timezone,
@@ -56,7 +58,7 @@ export function registerCronRoutes(app: GatewayApp, ctx: GatewayContext, crons: 
       enabled: body.enabled ?? true,
       onRunCompleted: threadId === null ? (body.on_run_completed ?? "delete") : null,
       payload,
-      request: toRunRequest(payload as unknown as RunCreateBody),
+      request: toRunRequest(applied as unknown as RunCreateBody),
       strategy: body.multitask_strategy ?? THREAD_CRON_STRATEGY,
       metadata: body.metadata ?? {},
       nextRunAt: nextTick(body.schedule, timezone, endTime, Date.parse(now)),
@@ -108,7 +110,7 @@ export function registerCronRoutes(app: GatewayApp, ctx: GatewayContext, crons: 
       const payload = { ...cron.payload, ...runFields, metadata };
       patch.payload = payload;
       patch.metadata = metadata;
-      patch.request = toRunRequest(payload as unknown as RunCreateBody);
+      patch.request = toRunRequest((await applyAssistant(ctx, request.user, { ...payload, assistant_id: cron.assistantId } as never)) as unknown as RunCreateBody);
     }
     const updated = await crons.updateCron(cron.cronId, patch, ctx.now());
     if (!updated) throw notFound(`cron \`${cron.cronId}\``);

@@ -2,6 +2,7 @@ import { newTemporaryThreadId } from "../run-admission.js";
 import { RunBatchBody, RunCreateBody, type RunCreateBody as RunCreateBodyType } from "../schemas-runs.js";
 import { HttpError } from "../http-errors.js";
 import { checkRunBody } from "../run-admission.js";
+import { applyAssistant } from "../assistant-registry.js";
 import { startInBackground, startStreaming, startWaiting, type StartOptions } from "./run-create.js";
 import type { GatewayApp, GatewayContext } from "../context.js";
 
@@ -23,14 +24,14 @@ export function registerThreadlessRunRoutes(app: GatewayApp, ctx: GatewayContext
    * its error: the runs admitted before it stay and run.
    */
   app.post("/runs/batch", { schema: { body: RunBatchBody } }, async (request, reply) => {
-    request.body.forEach((body, index) => {
+    for (const [index, body] of request.body.entries()) {
       try {
-        checkRunBody(ctx, body);
+        checkRunBody(ctx, (await applyAssistant(ctx, request.user, body as never)) as typeof body);
       } catch (error) {
         if (error instanceof HttpError) throw new HttpError(error.status, error.code, error.message, `/${index}${error.pointer ?? ""}`);
         throw error;
       }
-    });
+    }
     const answers = [];
     for (const body of request.body) answers.push(await startInBackground(ctx, request, reply, newTemporaryThreadId(), body, threadless(body)));
     reply.removeHeader("content-location");
