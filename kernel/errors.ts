@@ -410,6 +410,14 @@ export const ERRORS = {
     description: "A server without API keys bound to loopback got a request whose `Host` is not `localhost`, `127.0.0.1` or `[::1]` (403): DNS rebinding is refused.",
     solve: "Address the server as localhost / 127.0.0.1 / [::1], or configure `KEEL_API_KEYS` to serve other host names.",
   },
+  KEEL_ERR_STORE_NO_INDEX: {
+    description: "A store request asked for semantic search (`query` on `POST /store/items/search`) or for fields to embed (`index` as a list on `PUT /store/items`), and this server has no embeddings index configured (400).",
+    solve: "Drop `query` (filter with `filter` and a `namespace_prefix` instead) and send `index` as null or false; Keel's store has no vector index yet.",
+  },
+  KEEL_ERR_STORE_NAMESPACE_INVALID: {
+    description: "A store namespace is empty where one is required, or has a label that is empty, contains `.`, `:` or NUL, or (on a write) starts with the reserved root `langgraph` — LangGraph's own namespace rule (HTTP 400 with the label's pointer).",
+    solve: "Use non-empty labels of other characters (e.g. `[\"memories\", \"user-1\"]`); the namespace of a `GET /store/items` is its labels joined with `.`.",
+  },
   KEEL_ERR_SERVE_CONFIG: {
     description: "`keel serve` was started with an invalid combination of flags or environment (a non-loopback host without `KEEL_API_KEYS`, a malformed `KEEL_API_KEYS`, an unknown `--model` or `--db`).",
     solve: "Fix the flag or variable the message names; set `KEEL_API_KEYS=key:user,...` before binding a non-loopback host.",

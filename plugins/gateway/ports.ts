@@ -1,4 +1,5 @@
 import type { RunManager } from "../../kernel/runs/run-manager.js";
+import type { ItemStore } from "../../kernel/ports/item-store.js";
 import type { RunStore, StreamBridge } from "../../kernel/runs/types.js";
 
 /**
@@ -11,4 +12,6 @@ export interface GatewayDeps {
   store: RunStore;
   /** The run manager's bridge: read to tell a finished run whose events are gone from one still to come. */
   bridge: StreamBridge;
+  /** Long-term items behind `/store/*` (the `item-store` port); absent: kept in memory. */
+  items?: ItemStore;
 }

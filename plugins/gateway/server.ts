@@ -16,6 +16,7 @@ import { registerRunArtifactRoutes } from "./routes/run-artifacts.js";
 import { registerRunCreateRoutes } from "./routes/run-create.js";
 import { registerRunReadRoutes } from "./routes/run-read.js";
 import { registerThreadRoutes } from "./routes/threads.js";
+import { registerStoreRoutes } from "./routes/store-items.js";
 
 /** HTTP API: bodies over 1 MiB are refused (413). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -125,6 +126,7 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
   registerRunCreateRoutes(app, ctx);
   registerRunReadRoutes(app, ctx);
   registerRunArtifactRoutes(app, ctx);
+  registerStoreRoutes(app, ctx);
   await app.ready();
   return app;
 }
