@@ -72,6 +72,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       ...(summaryModels ? { summaryModels } : {}),
       checkpointer: services.checkpointer,
       store: services.store,
+      items: services.items,
       workspaceRoot: workspaces.dir,
       bash: options.bash,
       // A frozen worker's bash commands die before its lease can be taken over (the run manager's defaults: 30 000 / 10 000 ms).
@@ -96,7 +97,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
     const bridge = services.bridge;
     metrics.watch({ runCounts: () => manager.runCounts(), ...(bridge instanceof MemoryStreamBridge ? { bridgeStats: () => bridge.stats() } : {}) });
     const app = await services.http.create({
-      deps: { runs, store: services.store, bridge: services.bridge },
+      deps: { runs, store: services.store, bridge: services.bridge, items: services.items },
       apiKeys: options.apiKeys,
       stacks: options.stacks,
       version: context.version,
