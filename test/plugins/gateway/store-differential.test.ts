@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
-import { rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../../kernel/package-root.js";
 import { MemoryItemStore } from "../../../kernel/runs/memory-item-store.js";
@@ -31,6 +31,7 @@ async function freePort(): Promise<number> {
 }
 
 function startLangGraph(port: number, cwd: string): Promise<ChildProcess> {
+  if (!existsSync(SERVER)) throw new Error(`${SERVER} is missing: build dist first (npx tsc -p tsconfig.json; npm test does)`);
   const child = spawn(process.execPath, [SERVER, String(port), cwd], { cwd, stdio: ["ignore", "pipe", "pipe"] });
   return new Promise((resolve, reject) => {
     let out = "";
