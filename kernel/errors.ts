@@ -442,6 +442,14 @@ export const ERRORS = {
     description: "A run request's `webhook` is not an absolute http(s) URL whose host the server allows (400, `pointer` `/webhook`): webhooks are off unless the server names allowed hosts (`keel serve --webhook-host HOST`), and a loopback address is refused unless it is named.",
     solve: "Use a URL on an allowed host, or start the server with `--webhook-host` naming the host.",
   },
+  KEEL_ERR_STORE_NO_INDEX: {
+    description: "A store request asked for semantic search (`query` on `POST /store/items/search`) or for fields to embed (`index` as a list on `PUT /store/items`), and this server has no embeddings index configured (400).",
+    solve: "Drop `query` (filter with `filter` and a `namespace_prefix` instead) and send `index` as null or false; Keel's store has no vector index yet.",
+  },
+  KEEL_ERR_STORE_NAMESPACE_INVALID: {
+    description: "A store namespace is empty where one is required, or has a label that is empty, contains `.`, `:` or NUL, or (on a write) starts with the reserved root `langgraph` — LangGraph's own namespace rule (HTTP 400 with the label's pointer).",
+    solve: "Use non-empty labels of other characters (e.g. `[\"memories\", \"user-1\"]`); the namespace of a `GET /store/items` is its labels joined with `.`.",
+  },
   KEEL_ERR_SERVE_CONFIG: {
     description: "`keel serve` was started with an invalid combination of flags or environment (a non-loopback host without `KEEL_API_KEYS`, a malformed `KEEL_API_KEYS`, an unknown `--model` or `--db`).",
     solve: "Fix the flag or variable the message names; set `KEEL_API_KEYS=key:user,...` before binding a non-loopback host.",

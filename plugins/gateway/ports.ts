@@ -1,4 +1,5 @@
 import type { RunManager } from "../../kernel/runs/run-manager.js";
+import type { ItemStore } from "../../kernel/ports/item-store.js";
 import type { RunStore, StreamBridge } from "../../kernel/runs/types.js";
 import type { CronStore } from "../../kernel/runs/cron-types.js";
 import type { ThreadCheckpoints } from "./thread-checkpoints.js";
@@ -27,4 +28,6 @@ export interface GatewayDeps {
   assistants?: AssistantStore;
   /** The served stacks' options, graphs and schemas (without: no option check beyond their shape; graphs and schemas 404). */
   catalog?: StackCatalog;
+  /** Long-term items behind `/store/*` (the `item-store` port); absent: kept in memory. */
+  items?: ItemStore;
 }

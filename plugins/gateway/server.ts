@@ -22,6 +22,7 @@ import { registerThreadlessRunRoutes } from "./routes/runs-threadless.js";
 import { registerRunManageRoutes } from "./routes/runs-manage.js";
 import { WebhookSender, type WebhookOptions } from "./webhook.js";
 import { registerThreadStateRoutes } from "./routes/threads-state.js";
+import { registerStoreRoutes } from "./routes/store-items.js";
 
 /** HTTP API: bodies over 1 MiB are refused (413). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -139,6 +140,7 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
   if (options.deps.crons) registerCronRoutes(app, ctx, options.deps.crons);
   registerThreadlessRunRoutes(app, ctx);
   registerRunManageRoutes(app, ctx);
+  registerStoreRoutes(app, ctx);
   await app.ready();
   return app;
 }

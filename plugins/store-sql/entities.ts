@@ -14,6 +14,7 @@
 import { EntitySchema } from "@mikro-orm/core";
 import { CronEntity } from "./cron-entity.js";
 import { AssistantEntity, AssistantVersionEntity } from "./entities-assistants.js";
+import { ItemEntity } from "./item-entity.js";
 
 export const THREADS_TABLE = "keel_threads";
 export const RUNS_TABLE = "keel_runs";
@@ -127,4 +128,4 @@ export const ReportEntity = new EntitySchema<ReportRow>({
   },
 });
 
-export const STORE_ENTITIES = [ThreadEntity, RunEntity, JournalEntity, ReportEntity, CronEntity, AssistantEntity, AssistantVersionEntity];
+export const STORE_ENTITIES = [ThreadEntity, RunEntity, JournalEntity, ReportEntity, CronEntity, AssistantEntity, AssistantVersionEntity, ItemEntity];

@@ -4,6 +4,8 @@ import type { RunStore } from "../../kernel/runs/types.js";
 import { closeCheckpointer, createCheckpointerNow } from "./checkpointer.js";
 import { createSqlRunStore } from "./create-sql-run-store.js";
 import { deferredRunStore } from "./deferred-run-store.js";
+import { deferredItemStore } from "./deferred-item-store.js";
+import { SqlItemStore } from "./sql-item-store.js";
 import { storeSqlManifest } from "./manifest.js";
 import { DEFAULT_STORE_URL } from "./store-url.js";
 
@@ -22,6 +24,8 @@ export const storeSqlPlugin = definePlugin({
   manifest: storeSqlManifest,
   services: {
     store: (config): RunStore => deferredRunStore(createSqlRunStore(urlOf(config))),
+    // Long-term items (`/store/*`, plugins' memory across threads): their own table and connection.
+    "item-store": (config) => deferredItemStore(SqlItemStore.open(urlOf(config))),
     checkpointer: (config): BaseCheckpointSaver =>
       closeable(createCheckpointerNow(urlOf(config), typeof config.snapshotEvery === "number" ? { snapshotEvery: config.snapshotEvery } : {})),
   },
@@ -44,6 +48,8 @@ export { SqliteExecutor, type BetterSqliteDatabase } from "./checkpoints/sqlite-
 export type { SqlExecutor } from "./checkpoints/sql-executor.js";
 export { createSqlRunStore } from "./create-sql-run-store.js";
 export { deferredRunStore } from "./deferred-run-store.js";
+export { deferredItemStore } from "./deferred-item-store.js";
+export { SqlItemStore } from "./sql-item-store.js";
 export { storeSqlConfigSchema, storeSqlManifest } from "./manifest.js";
 export { SqlRunStore, sqliteDatabaseOf } from "./sql-run-store.js";
 export type { SqliteDatabase, SqliteStatement } from "./sqlite-database.js";

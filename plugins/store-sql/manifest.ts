@@ -28,8 +28,8 @@ export const storeSqlManifest: Manifest = {
   kind: "service",
   kernel: ">=0.1.0 <1",
   description:
-    "Durable run store (threads, runs with their leases, journal, reports) and LangGraph checkpointer on SQLite (default `./.keel/keel.db`) or PostgreSQL, through MikroORM.",
-  provides: ["store", "checkpointer"],
+    "Durable run store (threads, runs with their leases, journal, reports), long-term item store and LangGraph checkpointer on SQLite (default `./.keel/keel.db`) or PostgreSQL, through MikroORM.",
+  provides: ["store", "checkpointer", "item-store"],
   hooks: {},
   config: storeSqlConfigSchema as unknown as Record<string, unknown>,
 };

@@ -4,6 +4,8 @@ import type { Composition, StackInput } from "../../kernel/compose/types.js";
 import { KeelError } from "../../kernel/errors.js";
 import type { Plugin } from "../../kernel/plugin/types.js";
 import { buildPort, portProvider } from "../../kernel/ports/resolve.js";
+import { ITEM_STORE_PORT, type ItemStore } from "../../kernel/ports/item-store.js";
+import { MemoryItemStore } from "../../kernel/runs/memory-item-store.js";
 import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import type { RunStore, StreamBridge } from "../../kernel/runs/types.js";
 import { SERVICE_PLUGINS } from "../../plugins/builtins.js";
@@ -13,7 +15,7 @@ import type { CronStore } from "../../kernel/runs/cron-types.js";
 import { SqlCronStore } from "../../plugins/store-sql/cron-sql.js";
 
 /** The ports a server runs on, resolved through compose from its service plugins. */
-export const SERVICE_PORTS = { store: "store", checkpointer: "checkpointer", bridge: "stream-bridge", http: "http" } as const;
+export const SERVICE_PORTS = { store: "store", checkpointer: "checkpointer", bridge: "stream-bridge", http: "http", items: ITEM_STORE_PORT } as const;
 
 /** The durable parts of a server: store, checkpointer, stream bridge, and the HTTP port. */
 export interface RunServices {
@@ -23,6 +25,8 @@ export interface RunServices {
   http: HttpPort;
   /** The crons, in the store's database (`keel_crons`). */
   crons: CronStore;
+  /** Long-term items (`/store/*`, plugins' `item-store` port): store-sql's, in memory when no plugin provides one. */
+  items: ItemStore;
   /** The composed service stack (`keel serve`'s services, in order). */
   composition: Composition;
   /** Close every opened port (idempotent), in reverse order of opening: the store last. */
@@ -65,9 +69,11 @@ export async function openRunServices(options: RunServicesOptions): Promise<RunS
     await checkpointer.getTuple({ configurable: { thread_id: "keel:start-probe", checkpoint_ns: "" } });
     if (options.redis !== undefined) await assertRedisReachable(options.redis);
     const bridge = portProvider(composition, SERVICE_PORTS.bridge) ? open<StreamBridge>(SERVICE_PORTS.bridge) : (opened.push(new MemoryStreamBridge(options.streamMemoryBytes === undefined ? {} : { maxBytes: options.streamMemoryBytes })), opened.at(-1) as StreamBridge);
+    const items = portProvider(composition, SERVICE_PORTS.items) ? open<ItemStore & { init?(): Promise<void> }>(SERVICE_PORTS.items) : new MemoryItemStore();
+    await (items as { init?(): Promise<void> }).init?.();
     const http = open<HttpPort>(SERVICE_PORTS.http);
     let closing: Promise<void> | undefined;
-    return { store, crons, checkpointer, bridge, http, composition, close: () => (closing ??= closeAll(opened)) };
+    return { store, crons, checkpointer, bridge, http, items, composition, close: () => (closing ??= closeAll(opened)) };
   } catch (error) {
     await closeAll(opened);
     throw error;

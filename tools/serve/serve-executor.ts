@@ -14,6 +14,8 @@ import type { RunExecutor } from "../../kernel/runs/executor.js";
 import { createRuntimeExecutor, type RuntimeExecutor } from "../../kernel/runs/runtime-executor.js";
 import { checkpointForkStatus } from "../../kernel/runs/checkpoint-fork.js";
 import type { RunStore } from "../../kernel/runs/types.js";
+import { ITEM_STORE_PORT, type ItemStore } from "../../kernel/ports/item-store.js";
+import { UserItemStore } from "../../kernel/ports/user-item-store.js";
 import type { RunObserver } from "../../kernel/observe/run-observer.js";
 import { createThreadCheckpoints, publicValues, type ThreadCheckpoints } from "../../plugins/gateway/index.js";
 import { seedWorkspace, workspaceDir, writeLogPath } from "../../plugins/workspace/index.js";
@@ -39,6 +41,8 @@ export interface ServeExecutorOptions {
   checkpointer: BaseCheckpointSaver;
   /** Where a thread's last run tells which stack's channels its state has. */
   store: RunStore;
+  /** Long-term items: each run's plugins get its user's view as the `item-store` port (a LangGraph BaseStore). */
+  items?: ItemStore;
   /** Absolute directory holding one workspace per thread. */
   workspaceRoot: string;
   bash: "on" | "off";
@@ -151,7 +155,7 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
         scopeFor: (runId) => executor?.scopeFor(runId),
         onChildEnd: (agentPath, child, runId) => executor?.recordChild(runId, agentPath, child),
       });
-      const runtime = createAgentRuntime(leadComposition, { model: models.forLead(run.runId), checkpointer, maxTurns: defaultMaxTurns, ports: { agents }, ...(summarize ? { summarize } : {}), ...(options.observer ? { observer: options.observer } : {}) });
+      const runtime = createAgentRuntime(leadComposition, { model: models.forLead(run.runId), checkpointer, maxTurns: defaultMaxTurns, ports: { agents, ...(options.items ? { [ITEM_STORE_PORT]: new UserItemStore(options.items, run.user, { now: () => new Date().toISOString() }) } : {}) }, ...(summarize ? { summarize } : {}), ...(options.observer ? { observer: options.observer } : {}) });
       executor = createRuntimeExecutor({
         runtime,
         checkpointer,

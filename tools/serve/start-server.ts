@@ -78,6 +78,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       ...(summaryModels ? { summaryModels } : {}),
       checkpointer: services.checkpointer,
       store: services.store,
+      items: services.items,
       workspaceRoot: workspaces.dir,
       bash: options.bash,
       // A frozen worker's bash commands die before its lease can be taken over (the run manager's defaults: 30 000 / 10 000 ms).
@@ -107,7 +108,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
     const bridge = services.bridge;
     metrics.watch({ runCounts: () => manager.runCounts(), ...(bridge instanceof MemoryStreamBridge ? { bridgeStats: () => bridge.stats() } : {}) });
     const app = await services.http.create({
-      deps: { runs, store: services.store, bridge: services.bridge, crons: services.crons, threadState: executor.threadState, assistants, catalog: executor.catalog },
+      deps: { runs, store: services.store, bridge: services.bridge, crons: services.crons, threadState: executor.threadState, assistants, catalog: executor.catalog, items: services.items },
       apiKeys: options.apiKeys,
       stacks: options.stacks,
       version: context.version,
