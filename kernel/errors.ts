@@ -410,6 +410,18 @@ export const ERRORS = {
     description: "A server without API keys bound to loopback got a request whose `Host` is not `localhost`, `127.0.0.1` or `[::1]` (403): DNS rebinding is refused.",
     solve: "Address the server as localhost / 127.0.0.1 / [::1], or configure `KEEL_API_KEYS` to serve other host names.",
   },
+  KEEL_ERR_HTTP_FORBIDDEN: {
+    description: "The server's custom auth handler (`keel serve --auth`) refused an action that names no existing resource — a create, a search, a store put or a namespace listing (403). An action on an existing resource that the handler refuses answers 404 `KEEL_ERR_HTTP_NOT_FOUND` instead, as another user's resource does.",
+    solve: "Ask for the permission the handler checks (the message names the event, e.g. `threads:create`), or act as a user who has it.",
+  },
+  KEEL_ERR_HTTP_NOT_IMPLEMENTED: {
+    description: "The route is part of the LangGraph SDK but Keel does not serve it (501): the SDK's v2 thread protocol (`client.threads.stream`, `client.threads.joinStream`: `/threads/:tid/commands`, `/threads/:tid/stream/events`, `GET /threads/:tid/stream`).",
+    solve: "Use the run-level streams instead: `client.runs.stream(threadId, assistantId, …)` to start and stream a run, `client.runs.joinStream(threadId, runId)` to rejoin one.",
+  },
+  KEEL_ERR_AUTH_HANDLER_INVALID: {
+    description: "A custom auth handler is unusable: the module given to `keel serve --auth FILE[:EXPORT]` (or the `auth` port of a `--plugin`) exports neither a LangGraph `Auth` instance nor an object with an `authenticate(request)` function, or its `authenticate` returned neither a string nor an object with a string `identity` (500 for that request).",
+    solve: "Export `new Auth().authenticate(…)` from `@langchain/langgraph-sdk/auth`, or `{ authenticate(request) { return { identity, permissions } } }`; see the gateway plugin's README, \"Custom auth\".",
+  },
   KEEL_ERR_SERVE_CONFIG: {
     description: "`keel serve` was started with an invalid combination of flags or environment (a non-loopback host without `KEEL_API_KEYS`, a malformed `KEEL_API_KEYS`, an unknown `--model` or `--db`).",
     solve: "Fix the flag or variable the message names; set `KEEL_API_KEYS=key:user,...` before binding a non-loopback host.",

@@ -2,7 +2,7 @@ import type { FastifyRequest } from "fastify";
 import type { RunRecord, RunRequest } from "../../kernel/runs/types.js";
 import { HttpError, notFound } from "./http-errors.js";
 import type { RunCreateBody } from "./schemas.js";
-import { ownedThread, type GatewayContext } from "./context.js";
+import { authorizedThread, type GatewayContext } from "./context.js";
 
 /**
  * The body of a run-creation request in Keel's terms. Where a caller may ask for a turn
@@ -46,8 +46,11 @@ function requestedMaxTurns(body: RunCreateBody): number | undefined {
  * persists it before anyone can see it (and answers 409/429/503 as coded errors).
  */
 export async function admitRun(ctx: GatewayContext, request: FastifyRequest, threadId: string, body: RunCreateBody): Promise<RunRecord> {
-  await ownedThread(ctx, threadId, request.user);
+  // The auth handler sees the run as LangGraph's `threads:create_run` and may add metadata.
+  const value = { assistant_id: body.assistant_id, metadata: { ...(body.metadata ?? {}) }, multitask_strategy: body.multitask_strategy ?? "reject", kwargs: { input: body.input ?? null, config: body.config ?? {}, context: body.context ?? {} } };
+  await authorizedThread(ctx, request, "create_run", threadId, value);
   if (!ctx.stacks.includes(body.assistant_id)) throw notFound(`assistant \`${body.assistant_id}\``);
+  if (Object.keys(value.metadata).length > 0) body = { ...body, metadata: value.metadata };
   // The run service checks ownership again and owns the per-user limit, request hygiene
   // and the multitask strategy, so every entry point gets them.
   return ctx.deps.runs.createOrReject(threadId, toRunRequest(body), { user: request.user, strategy: body.multitask_strategy ?? "reject" });

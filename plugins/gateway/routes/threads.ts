@@ -4,7 +4,8 @@ import { HttpError } from "../http-errors.js";
 import { ThreadCreateBody, ThreadParams, ThreadSearchBody } from "../schemas.js";
 import { threadToWire } from "../wire-records.js";
 import { threadStateView } from "../thread-state.js";
-import { ownedThread, type GatewayApp, type GatewayContext } from "../context.js";
+import { authorizedThread, type GatewayApp, type GatewayContext } from "../context.js";
+import { equalityFilters } from "../auth-handler.js";
 
 /** Threads: created by a user, visible only to that user. */
 export function registerThreadRoutes(app: GatewayApp, ctx: GatewayContext): void {
@@ -13,20 +14,23 @@ export function registerThreadRoutes(app: GatewayApp, ctx: GatewayContext): void
   app.post("/threads", { schema: { body: ThreadCreateBody } }, async (request) => {
     const body = request.body ?? {};
     const threadId = body.thread_id ?? randomUUID();
+    // The auth handler may add metadata (e.g. an owner) to what is stored.
+    const { value, matches } = await ctx.authorize(request, "threads", "create", { thread_id: threadId, metadata: { ...(body.metadata ?? {}) }, if_exists: body.if_exists ?? "raise" });
+    const metadata = (value.metadata ?? {}) as Record<string, unknown>;
     if (body.thread_id != null) {
       const existing = await store.getThread(threadId);
       if (existing) {
-        if (existing.owner === request.user && body.if_exists === "do_nothing") return threadToWire(existing);
+        if (existing.owner === request.user && body.if_exists === "do_nothing" && matches(existing.metadata)) return threadToWire(existing);
         throw new HttpError(409, "KEEL_ERR_HTTP_THREAD_EXISTS", `thread \`${threadId}\` already exists`, "/thread_id");
       }
     }
     const now = ctx.now();
-    const thread: ThreadRecord = { threadId, owner: request.user, status: "idle", metadata: body.metadata ?? {}, createdAt: now, updatedAt: now };
+    const thread: ThreadRecord = { threadId, owner: request.user, status: "idle", metadata, createdAt: now, updatedAt: now };
     return threadToWire(await store.createThread(thread));
   });
 
   app.get("/threads/:tid", { schema: { params: ThreadParams } }, async (request) => {
-    const thread = await ownedThread(ctx, request.params.tid, request.user);
+    const thread = await authorizedThread(ctx, request, "read", request.params.tid);
     return threadToWire(thread, (await threadStateView(ctx, thread.threadId)).values);
   });
 
@@ -36,25 +40,30 @@ export function registerThreadRoutes(app: GatewayApp, ctx: GatewayContext): void
    * took at most `deleteWaitMs` (10 s), else 202 with the purge finishing in the background.
    */
   app.delete("/threads/:tid", { schema: { params: ThreadParams } }, async (request, reply) => {
-    const thread = await ownedThread(ctx, request.params.tid, request.user);
+    const thread = await authorizedThread(ctx, request, "delete", request.params.tid);
     const deletion = await runs.deleteThread(thread.threadId, { user: request.user, waitMs: ctx.deleteWaitMs });
     return reply.code(deletion.finished ? 204 : 202).send();
   });
 
   app.post("/threads/search", { schema: { body: ThreadSearchBody } }, async (request) => {
     const query = request.body ?? {};
+    const { filters, matches } = await ctx.authorize(request, "threads", "search", { metadata: query.metadata ?? {}, status: query.status, limit: query.limit ?? 10, offset: query.offset ?? 0 });
+    // The handler's equalities narrow the store's search; a `$contains` is checked on the page.
+    const metadata = { ...(query.metadata ?? {}), ...equalityFilters(filters) };
+    const conflicting = Object.entries(equalityFilters(filters)).some(([key, v]) => query.metadata != null && key in query.metadata && JSON.stringify(query.metadata[key]) !== JSON.stringify(v));
+    if (conflicting) return [];
     const found = await store.searchThreads({
       owner: request.user,
-      ...(query.metadata ? { metadata: query.metadata } : {}),
+      ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
       ...(query.status ? { status: query.status } : {}),
       limit: query.limit ?? 10,
       offset: query.offset ?? 0,
     });
-    return found.map((thread) => threadToWire(thread));
+    return found.filter((thread) => matches(thread.metadata)).map((thread) => threadToWire(thread));
   });
 
   app.get("/threads/:tid/state", { schema: { params: ThreadParams } }, async (request) => {
-    const thread = await ownedThread(ctx, request.params.tid, request.user);
+    const thread = await authorizedThread(ctx, request, "read", request.params.tid);
     return threadStateView(ctx, thread.threadId);
   });
 }
