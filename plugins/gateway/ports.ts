@@ -1,5 +1,6 @@
 import type { RunManager } from "../../kernel/runs/run-manager.js";
 import type { RunStore, StreamBridge } from "../../kernel/runs/types.js";
+import type { ThreadRetention } from "../../kernel/runs/thread-retention.js";
 
 /**
  * What the gateway serves: the run service (admission, streams, cancellation, joins),
@@ -11,4 +12,6 @@ export interface GatewayDeps {
   store: RunStore;
   /** The run manager's bridge: read to tell a finished run whose events are gone from one still to come. */
   bridge: StreamBridge;
+  /** Thread TTL (README, "Custom auth, CORS, retention"): told of each created thread and each run; absent: threads never expire. */
+  retention?: ThreadRetention;
 }

@@ -53,7 +53,10 @@ export async function admitRun(ctx: GatewayContext, request: FastifyRequest, thr
   if (Object.keys(value.metadata).length > 0) body = { ...body, metadata: value.metadata };
   // The run service checks ownership again and owns the per-user limit, request hygiene
   // and the multitask strategy, so every entry point gets them.
-  return ctx.deps.runs.createOrReject(threadId, toRunRequest(body), { user: request.user, strategy: body.multitask_strategy ?? "reject" });
+  const run = await ctx.deps.runs.createOrReject(threadId, toRunRequest(body), { user: request.user, strategy: body.multitask_strategy ?? "reject" });
+  // A run is activity: the thread's expiry moves (thread TTL).
+  await ctx.deps.retention?.touch(threadId);
+  return run;
 }
 
 export function runPath(run: Pick<RunRecord, "threadId" | "runId">): string {

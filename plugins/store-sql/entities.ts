@@ -12,6 +12,7 @@
  * a heartbeat and a terminal write are each one conditional UPDATE of one row.
  */
 import { EntitySchema } from "@mikro-orm/core";
+import { ThreadExpiryEntity } from "./thread-expiry-entity.js";
 
 export const THREADS_TABLE = "keel_threads";
 export const RUNS_TABLE = "keel_runs";
@@ -125,4 +126,4 @@ export const ReportEntity = new EntitySchema<ReportRow>({
   },
 });
 
-export const STORE_ENTITIES = [ThreadEntity, RunEntity, JournalEntity, ReportEntity];
+export const STORE_ENTITIES = [ThreadEntity, RunEntity, JournalEntity, ReportEntity, ThreadExpiryEntity];

@@ -26,7 +26,10 @@ export function registerThreadRoutes(app: GatewayApp, ctx: GatewayContext): void
     }
     const now = ctx.now();
     const thread: ThreadRecord = { threadId, owner: request.user, status: "idle", metadata, createdAt: now, updatedAt: now };
-    return threadToWire(await store.createThread(thread));
+    const created = await store.createThread(thread);
+    // Its expiry: the body's `ttl` (minutes), else the server's default (the retention sweep purges it once idle that long).
+    await ctx.deps.retention?.trackThread(threadId, body.ttl?.ttl);
+    return threadToWire(created);
   });
 
   app.get("/threads/:tid", { schema: { params: ThreadParams } }, async (request) => {
