@@ -8,10 +8,11 @@ import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import type { RunStore, StreamBridge } from "../../kernel/runs/types.js";
 import { SERVICE_PLUGINS } from "../../plugins/builtins.js";
 import type { HttpPort } from "../../plugins/gateway/index.js";
+import { toAuthHandler, type AuthHandler } from "../../plugins/gateway/auth-handler.js";
 import { loadIoredis } from "../../plugins/stream-redis/redis-bridge.js";
 
 /** The ports a server runs on, resolved through compose from its service plugins. */
-export const SERVICE_PORTS = { store: "store", checkpointer: "checkpointer", bridge: "stream-bridge", http: "http" } as const;
+export const SERVICE_PORTS = { store: "store", checkpointer: "checkpointer", bridge: "stream-bridge", http: "http", auth: "auth" } as const;
 
 /** The durable parts of a server: store, checkpointer, stream bridge, and the HTTP port. */
 export interface RunServices {
@@ -19,6 +20,8 @@ export interface RunServices {
   checkpointer: BaseCheckpointSaver;
   bridge: StreamBridge;
   http: HttpPort;
+  /** A `--plugin` service's `auth` port (a custom auth handler), when one provides it. */
+  auth?: AuthHandler;
   /** The composed service stack (`keel serve`'s services, in order). */
   composition: Composition;
   /** Close every opened port (idempotent), in reverse order of opening: the store last. */
@@ -60,8 +63,9 @@ export async function openRunServices(options: RunServicesOptions): Promise<RunS
     if (options.redis !== undefined) await assertRedisReachable(options.redis);
     const bridge = portProvider(composition, SERVICE_PORTS.bridge) ? open<StreamBridge>(SERVICE_PORTS.bridge) : (opened.push(new MemoryStreamBridge(options.streamMemoryBytes === undefined ? {} : { maxBytes: options.streamMemoryBytes })), opened.at(-1) as StreamBridge);
     const http = open<HttpPort>(SERVICE_PORTS.http);
+    const auth = portProvider(composition, SERVICE_PORTS.auth) ? toAuthHandler(open<unknown>(SERVICE_PORTS.auth), "the `auth` port of a --plugin service") : undefined;
     let closing: Promise<void> | undefined;
-    return { store, checkpointer, bridge, http, composition, close: () => (closing ??= closeAll(opened)) };
+    return { store, checkpointer, bridge, http, ...(auth ? { auth } : {}), composition, close: () => (closing ??= closeAll(opened)) };
   } catch (error) {
     await closeAll(opened);
     throw error;

@@ -14,6 +14,9 @@ import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import { createKeelMetrics } from "../../plugins/metrics/index.js";
 import { watchdogDeadlineForLease } from "../../plugins/workspace/index.js";
 import { startHostTracing } from "../../plugins/tracing/host-tracing.js";
+import { ThreadRetention } from "../../kernel/runs/thread-retention.js";
+import { KeelError } from "../../kernel/errors.js";
+import { loadAuthModule } from "./auth-module.js";
 
 export interface StartedServer {
   /** `http://HOST:PORT` with the port actually bound (`--port 0` picks a free one). */
@@ -47,6 +50,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
   const cwd = context.cwd ?? process.cwd();
   const models = await loadRunModels(options.model);
   const plugins = await Promise.all(options.pluginFiles.map((file) => loadPluginModule(file, cwd)));
+  const authFromFlag = options.auth ? await loadAuthModule(options.auth) : undefined;
   const summaryModels = await loadSummaryModels(options.model, options.summarizerModel, models);
   // Tracing first: asked for without the OpenTelemetry packages, the server does not start.
   const tracing = await startHostTracing(options.otlpEndpoint, context.env ?? process.env);
@@ -65,7 +69,10 @@ export async function startServer(options: ServeOptions, context: StartContext):
     throw error;
   }
   let runs: RunManager | undefined;
+  let retention: ThreadRetention | undefined;
   try {
+    if (authFromFlag && services.auth) throw new KeelError("KEEL_ERR_SERVE_CONFIG", "both --auth and a --plugin's `auth` port give an auth handler: keep one");
+    const auth = authFromFlag ?? services.auth;
     const executor = await createServeExecutor({
       stacks: options.stacks,
       models,
@@ -93,11 +100,20 @@ export async function startServer(options: ServeOptions, context: StartContext):
     });
     runs.start();
     const manager = runs;
+    // Thread TTL: every worker sweeps; purges go through the run manager's deleteThread.
+    retention = new ThreadRetention(
+      { store: services.store, deleteThread: (threadId, o) => manager.deleteThread(threadId, o), log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`) },
+      { defaultTtlMinutes: options.threadTtlMinutes, sweepMinutes: options.retentionSweepMinutes },
+    );
+    retention.start();
+    const sweeper = retention;
     const bridge = services.bridge;
     metrics.watch({ runCounts: () => manager.runCounts(), ...(bridge instanceof MemoryStreamBridge ? { bridgeStats: () => bridge.stats() } : {}) });
     const app = await services.http.create({
-      deps: { runs, store: services.store, bridge: services.bridge },
+      deps: { runs, store: services.store, bridge: services.bridge, retention },
       apiKeys: options.apiKeys,
+      ...(auth ? { auth } : {}),
+      ...(options.corsOrigins.length > 0 ? { cors: { origins: options.corsOrigins } } : {}),
       stacks: options.stacks,
       version: context.version,
       metrics,
@@ -114,6 +130,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       workspacesDir: workspaces.dir,
       close: () =>
         (closing ??= (async () => {
+          sweeper.stop();
           await manager.shutdown();
           await app.close();
           await services.close();
@@ -122,6 +139,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
         })()),
     };
   } catch (error) {
+    retention?.stop();
     await runs?.shutdown();
     await services.close();
     removeTemporary();
