@@ -343,7 +343,7 @@ export const ERRORS = {
     solve: "Fix the value at `pointer` (the message names the field and what it must be); unknown fields are ignored, wrong types and values are not.",
   },
   KEEL_ERR_HTTP_UNAUTHORIZED: {
-    description: "An HTTP request carried no API key, or one that is not in `KEEL_API_KEYS` (401).",
+    description: "An HTTP request carried no API key, or one that is not in `KEEL_API_KEYS` (401); with a custom auth handler (`keel serve --auth`), the handler refused to authenticate it (its message is the answer's).",
     solve: "Send a configured key as `x-api-key: KEY` or `Authorization: Bearer KEY`; only `GET /ok` and `GET /info` need none.",
   },
   KEEL_ERR_HTTP_NOT_FOUND: {
