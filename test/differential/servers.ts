@@ -22,7 +22,8 @@ export interface Servers {
 
 const clientFor = (apiUrl: string) => new Client({ apiUrl, callerOptions: { maxRetries: 0 } });
 
-export async function startServers(): Promise<Servers> {
+/** `auth`: a module path and export (`/abs/auth.mjs:auth`) loaded as the custom auth handler by both servers. */
+export async function startServers(options: { auth?: string } = {}): Promise<Servers> {
   const dir = mkdtempSync(join(tmpdir(), "keel-differential-"));
   // The LangGraph server logs at `debug` unless told otherwise (read when its logger loads).
   process.env.LOG_LEVEL ??= "error";
@@ -34,9 +35,10 @@ export async function startServers(): Promise<Servers> {
     host: "127.0.0.1",
     cwd: join(dir, "langgraph"),
     graphs: { lead: `${join(FIXTURES, "langgraph-graph.mjs")}:graph` },
+    ...(options.auth ? { auth: { path: options.auth } } : {}),
   } as Parameters<typeof startLangGraph>[0]);
-  const options = resolveServeOptions({ port: "0", db: `sqlite:${join(dir, "keel.db")}`, model: `scripted:${join(FIXTURES, "keel.scenario.json")}` }, {}, dir);
-  const keel = await startKeel(options, { version: "0.0.0-differential", log: () => undefined, cwd: dir, env: {} });
+  const serveOptions = resolveServeOptions({ port: "0", db: `sqlite:${join(dir, "keel.db")}`, model: `scripted:${join(FIXTURES, "keel.scenario.json")}`, ...(options.auth ? { auth: options.auth } : {}) }, {}, dir);
+  const keel = await startKeel(serveOptions, { version: "0.0.0-differential", log: () => undefined, cwd: dir, env: {} });
   const langgraphUrl = `http://${langgraph.host}`;
   return {
     keel: { url: keel.url, client: clientFor(keel.url) },
