@@ -351,7 +351,7 @@ export const ERRORS = {
     solve: "Fix the value at `pointer` (the message names the field and what it must be); unknown fields are ignored, wrong types and values are not.",
   },
   KEEL_ERR_HTTP_UNAUTHORIZED: {
-    description: "An HTTP request carried no API key, or one that is not in `KEEL_API_KEYS` (401).",
+    description: "An HTTP request carried no API key, or one that is not in `KEEL_API_KEYS` (401); with a custom auth handler (`keel serve --auth`), the handler refused to authenticate it (its message is the answer's).",
     solve: "Send a configured key as `x-api-key: KEY` or `Authorization: Bearer KEY`; only `GET /ok` and `GET /info` need none.",
   },
   KEEL_ERR_HTTP_NOT_FOUND: {
@@ -449,6 +449,18 @@ export const ERRORS = {
   KEEL_ERR_STORE_NAMESPACE_INVALID: {
     description: "A store namespace is empty where one is required, or has a label that is empty, contains `.`, `:` or NUL, or (on a write) starts with the reserved root `langgraph` — LangGraph's own namespace rule (HTTP 400 with the label's pointer).",
     solve: "Use non-empty labels of other characters (e.g. `[\"memories\", \"user-1\"]`); the namespace of a `GET /store/items` is its labels joined with `.`.",
+  },
+  KEEL_ERR_HTTP_FORBIDDEN: {
+    description: "The server's custom auth handler (`keel serve --auth`) refused an action that names no existing resource — a create, a search, a store put or a namespace listing (403). An action on an existing resource that the handler refuses answers 404 `KEEL_ERR_HTTP_NOT_FOUND` instead, as another user's resource does.",
+    solve: "Ask for the permission the handler checks (the message names the event, e.g. `threads:create`), or act as a user who has it.",
+  },
+  KEEL_ERR_HTTP_NOT_IMPLEMENTED: {
+    description: "The route is part of the LangGraph SDK but Keel does not serve it (501): the SDK's v2 thread protocol (`client.threads.stream`, `client.threads.joinStream`: `/threads/:tid/commands`, `/threads/:tid/stream/events`, `GET /threads/:tid/stream`).",
+    solve: "Use the run-level streams instead: `client.runs.stream(threadId, assistantId, …)` to start and stream a run, `client.runs.joinStream(threadId, runId)` to rejoin one.",
+  },
+  KEEL_ERR_AUTH_HANDLER_INVALID: {
+    description: "A custom auth handler is unusable: the module given to `keel serve --auth FILE[:EXPORT]` (or the `auth` port of a `--plugin`) exports neither a LangGraph `Auth` instance nor an object with an `authenticate(request)` function, or its `authenticate` returned neither a string nor an object with a string `identity` (500 for that request).",
+    solve: "Export `new Auth().authenticate(…)` from `@langchain/langgraph-sdk/auth`, or `{ authenticate(request) { return { identity, permissions } } }`; see the gateway plugin's README, \"Custom auth\".",
   },
   KEEL_ERR_SERVE_CONFIG: {
     description: "`keel serve` was started with an invalid combination of flags or environment (a non-loopback host without `KEEL_API_KEYS`, a malformed `KEEL_API_KEYS`, an unknown `--model` or `--db`).",

@@ -10,6 +10,7 @@ import { KeelError } from "../errors.js";
 import type { StatusV2Payload } from "../loop/status.js";
 import { replacesActive, runLimitError, startedAtAdmission, supersedesPending, threadDeletedError, uncheckedRollback } from "./admission.js";
 import { assertJournalFence } from "./journal-fence.js";
+import { MemoryThreadExpiries, type ThreadExpiry } from "./thread-expiry.js";
 import type { AdmissionLimits, AdmissionReplace, AdmissionResult, AdmissionStart, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadFilter, ThreadRecord, ThreadSearch, ThreadSortBy, ThreadStatus } from "./types.js";
 
 /** A stored run (its admission order is `record.sequence`); `scheduled` when the admission gave it a `dueAt`. */
@@ -48,6 +49,24 @@ function isActive(status: RunRecordStatus): boolean {
 
 export class MemoryRunStore implements RunStore {
   private readonly threads = new Map<string, ThreadRecord>();
+  private readonly expiries = new MemoryThreadExpiries();
+
+  setThreadExpiry(expiry: ThreadExpiry): Promise<void> {
+    return this.expiries.setThreadExpiry(expiry);
+  }
+
+  getThreadExpiry(threadId: string): Promise<ThreadExpiry | null> {
+    return this.expiries.getThreadExpiry(threadId);
+  }
+
+  expiredThreads(now: string, limit: number): Promise<ThreadExpiry[]> {
+    return this.expiries.expiredThreads(now, limit);
+  }
+
+  forgetThreadExpiry(threadId: string): Promise<void> {
+    return this.expiries.forgetThreadExpiry(threadId);
+  }
+
   private readonly runs = new Map<string, StoredRun>();
   private readonly journals = new Map<string, JournalEntry[]>();
   private readonly reports = new Map<string, unknown>();

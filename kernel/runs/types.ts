@@ -7,6 +7,7 @@
 import type { MultitaskStrategy, RunRecordStatus } from "../../contracts/run/v1.js";
 import type { JournalRecord, StreamEventRecord } from "../loop/run-scope.js";
 import type { StatusV2Payload } from "../loop/status.js";
+import type { ThreadExpiryStore } from "./thread-expiry.js";
 
 export type { MultitaskStrategy, RunRecordStatus };
 export type StreamEvent = StreamEventRecord;
@@ -143,7 +144,8 @@ export interface AdmissionStart {
   now: number;
 }
 
-export interface RunStore {
+/** `ThreadExpiryStore`'s methods are optional: a store without them serves no thread TTL (thread-expiry.ts). */
+export interface RunStore extends Partial<ThreadExpiryStore> {
   /** Create or migrate the schema. */
   init(): Promise<void>;
   close(): Promise<void>;

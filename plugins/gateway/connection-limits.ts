@@ -62,7 +62,7 @@ export function serverTimeouts(limits: ConnectionLimits) {
 
 /** A raw HTTP answer for a socket Fastify never saw (or cannot answer on): a coded JSON body, then close. */
 function rawAnswer(socket: Socket, status: number, reason: string, code: KeelErrorCode, message: string): void {
-  const body = JSON.stringify({ error: code, message });
+  const body = JSON.stringify({ error: code, message, detail: message });
   if (socket.writable) {
     socket.write(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   }

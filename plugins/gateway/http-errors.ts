@@ -1,11 +1,21 @@
 import type { FastifyError } from "fastify";
 import { isKeelError, type KeelErrorCode } from "../../kernel/errors.js";
 
-/** The body of every error answer (plugins/gateway/README.md). */
+/**
+ * The body of every error answer (plugins/gateway/README.md): Keel's `{ error, message,
+ * pointer? }` plus `detail`, the same text as `message` (the field LangGraph's Python
+ * server answers with, so clients written for it show the reason).
+ */
 export interface ErrorBody {
   error: string;
   message: string;
+  detail: string;
   pointer?: string;
+}
+
+/** An error body from its parts: `detail` is always the message. */
+export function errorBody(code: string, message: string, pointer?: string): ErrorBody {
+  return { error: code, message, detail: message, ...(pointer !== undefined ? { pointer } : {}) };
 }
 
 /** An error a route throws on purpose: the status and the coded body to answer with. */
@@ -21,7 +31,7 @@ export class HttpError extends Error {
   }
 
   body(): ErrorBody {
-    return { error: this.code, message: this.message, ...(this.pointer !== undefined ? { pointer: this.pointer } : {}) };
+    return errorBody(this.code, this.message, this.pointer);
   }
 }
 
@@ -52,6 +62,8 @@ const FROM_RUN_SERVICE: Partial<Record<string, [status: number, code: KeelErrorC
   KEEL_ERR_STORE_UNAVAILABLE: [503, "KEEL_ERR_STORE_UNAVAILABLE"],
   KEEL_ERR_CONFIG_INVALID: [400, "KEEL_ERR_HTTP_INVALID_BODY"],
   KEEL_ERR_RUN_MODEL_NOT_ALLOWED: [400, "KEEL_ERR_HTTP_INVALID_BODY"],
+  // The server's custom auth handler is broken: a 500 that names it.
+  KEEL_ERR_AUTH_HANDLER_INVALID: [500, "KEEL_ERR_AUTH_HANDLER_INVALID"],
 };
 
 export function toHttpError(error: unknown): HttpError {
@@ -115,6 +127,8 @@ const HTTP_CODE_STATUS: Partial<Record<KeelErrorCode, number>> = {
   KEEL_ERR_HTTP_HEADERS_TOO_LARGE: 431,
   KEEL_ERR_HTTP_TOO_MANY_CONNECTIONS: 429,
   KEEL_ERR_HTTP_MALFORMED_REQUEST: 400,
+  KEEL_ERR_HTTP_FORBIDDEN: 403,
+  KEEL_ERR_HTTP_NOT_IMPLEMENTED: 501,
 };
 
 function statusOfHttpCode(code: KeelErrorCode): number {

@@ -33,6 +33,9 @@ export default gatewayPlugin;
 
 export { createGateway, BODY_LIMIT_BYTES, type GatewayOptions } from "./server.js";
 export { ApiKeys, LOCAL_USER } from "./auth.js";
+export { toAuthHandler, authMatches, type AuthHandler, type AuthEvent, type AuthFilters, type AuthIdentity, type AuthResource, type AuthResult, type AuthUser } from "./auth-handler.js";
+export type { AuthDecision, AuthorizeOptions } from "./authorize.js";
+export type { CorsOptions } from "./cors.js";
 export { HttpError, toHttpError, type ErrorBody } from "./http-errors.js";
 export { sseFrame, HEARTBEAT_FRAME, HEARTBEAT_MS } from "./sse.js";
 export { wantedEvent } from "./run-events.js";

@@ -5,6 +5,7 @@ import type { CronStore } from "../../kernel/runs/cron-types.js";
 import type { ThreadCheckpoints } from "./thread-checkpoints.js";
 import type { AssistantStore } from "../../kernel/assistants/types.js";
 import type { StackCatalog } from "./stack-catalog.js";
+import type { ThreadRetention } from "../../kernel/runs/thread-retention.js";
 
 /**
  * What the gateway serves: the run service (admission, streams, cancellation, joins),
@@ -30,4 +31,6 @@ export interface GatewayDeps {
   catalog?: StackCatalog;
   /** Long-term items behind `/store/*` (the `item-store` port); absent: kept in memory. */
   items?: ItemStore;
+  /** Thread TTL (README, "Custom auth, CORS, retention"): told of each created thread and each run; absent: threads never expire. */
+  retention?: ThreadRetention;
 }

@@ -7,7 +7,7 @@ import { HttpError, notFound } from "./http-errors.js";
 import type { RunCreateBody as BasicRunCreateBody } from "./schemas.js";
 import type { RunCreateBody } from "./schemas-runs.js";
 import { dueAtOf, refuseUnsupportedFields, requestedCheckpoint, requestedMaxTurns, unsupported } from "./run-fields.js";
-import { ownedThread, type GatewayContext } from "./context.js";
+import { authorizedThread, ownedThread, type GatewayContext } from "./context.js";
 
 /** Either schema's body: the thread routes' (schemas-runs.ts) or the older subset (schemas.ts). */
 type AnyRunCreateBody = RunCreateBody | BasicRunCreateBody;
@@ -58,17 +58,28 @@ export interface AdmitOptions {
  * errors). `after_seconds` becomes the run's due time: it stays `pending` until then.
  */
 export async function admitRun(ctx: GatewayContext, request: FastifyRequest, threadId: string, body: AnyRunCreateBody, options: AdmitOptions = {}): Promise<RunRecord> {
+  // The auth handler sees the run as LangGraph's `threads:create_run` and may add metadata.
+  const value = { assistant_id: body.assistant_id, metadata: { ...(body.metadata ?? {}) }, multitask_strategy: body.multitask_strategy ?? "reject", kwargs: { input: body.input ?? null, config: body.config ?? {}, context: body.context ?? {} } };
+  const createMissing = options.createMissing || (body as RunCreateBody).if_not_exists === "create";
+  const existing = createMissing ? await ctx.deps.store.getThread(threadId) : undefined;
+  // A thread this run creates is checked as the run's thread once it exists (below); an existing one now.
+  if (!createMissing || existing) await authorizedThread(ctx, request, "create_run", threadId, value);
+  else await ctx.authorize(request, "threads", "create_run", { thread_id: threadId, ...value }, { what: `thread \`${threadId}\``, refusal: 404 });
+  if (Object.keys(value.metadata).length > 0) body = { ...body, metadata: value.metadata };
   const full = (await applyAssistant(ctx, request.user, body as never)) as RunCreateBody;
   const runRequest = checkRunBody(ctx, full);
-  const createMissing = options.createMissing || full.if_not_exists === "create";
-  const created = createMissing ? await threadForRun(ctx, threadId, request.user, body) : (await ownedThread(ctx, threadId, request.user), false);
+  const created = createMissing ? await threadForRun(ctx, threadId, request.user, body) : false;
   const dueAt = dueAtOf(full.after_seconds, Date.parse(ctx.now()));
   const fork = requestedCheckpoint(full, threadId);
   try {
     if (fork) runRequest.checkpointId = await forkPoint(ctx, threadId, fork);
     // The run service checks ownership again and owns the per-user limit, request hygiene
     // and the multitask strategy, so every entry point gets them.
-    return await ctx.deps.runs.createOrReject(threadId, runRequest, { user: request.user, strategy: body.multitask_strategy ?? "reject", ...(dueAt ? { dueAt } : {}) });
+    const run = await ctx.deps.runs.createOrReject(threadId, runRequest, { user: request.user, strategy: body.multitask_strategy ?? "reject", ...(dueAt ? { dueAt } : {}) });
+    // A run is activity: the thread's expiry moves (thread TTL).
+    if (created) await ctx.deps.retention?.trackThread(threadId);
+    await ctx.deps.retention?.touch(threadId);
+    return run;
   } catch (error) {
     // A refused admission leaves nothing behind: not even the thread made for it.
     if (created) await ctx.deps.store.deleteThread(threadId).catch(() => undefined);

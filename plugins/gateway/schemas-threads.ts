@@ -1,4 +1,5 @@
 import Type, { type Static } from "typebox";
+import { ThreadTtl } from "./schemas.js";
 
 /**
  * Request schemas of the thread routes (plugins/gateway/README.md, "Threads API"). As in
@@ -37,6 +38,7 @@ export const ThreadCreateBody = Nullable(
     thread_id: Type.Optional(Nullable(Id)),
     metadata: Type.Optional(Nullable(OpenObject)),
     if_exists: Type.Optional(Nullable(Type.Enum(["raise", "do_nothing"]))),
+    ttl: Type.Optional(Nullable(ThreadTtl)),
     supersteps: Type.Optional(Nullable(Type.Array(Type.Object({ updates: Type.Array(SuperstepUpdate, { minItems: 1, maxItems: 64 }) }), { maxItems: 256 }))),
   }),
 );

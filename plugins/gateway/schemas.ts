@@ -21,11 +21,15 @@ export const ThreadParams = Type.Object({ tid: Id });
 export const RunParams = Type.Object({ tid: Id, rid: Id });
 export const AssistantParams = Type.Object({ aid: Type.String({ minLength: 1, maxLength: 128 }) });
 
+/** A thread's TTL as the SDK sends it: `{ ttl: minutes, strategy: "delete" }` (LangGraph's only strategy here). */
+export const ThreadTtl = Type.Object({ ttl: Type.Number({ exclusiveMinimum: 0 }), strategy: Type.Optional(Type.Enum(["delete"])) });
+
 export const ThreadCreateBody = Nullable(
   Type.Object({
     thread_id: Type.Optional(Nullable(Id)),
     metadata: Type.Optional(Nullable(OpenObject)),
     if_exists: Type.Optional(Nullable(Type.Enum(["raise", "do_nothing"]))),
+    ttl: Type.Optional(Nullable(ThreadTtl)),
   }),
 );
 export type ThreadCreateBody = Static<typeof ThreadCreateBody>;

@@ -1,7 +1,12 @@
-import Fastify, { type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyRequest, type FastifyServerOptions } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { ApiKeys } from "./auth.js";
 import { HttpError, toHttpError } from "./http-errors.js";
+import type { AuthHandler } from "./auth-handler.js";
+import { authenticateWith, authorizeAction } from "./authorize.js";
+import { applyCors, readCorsOptions, type CorsOptions } from "./cors.js";
+import { KeelError } from "../../kernel/errors.js";
+import { registerProtocolV2Routes } from "./routes/protocol-v2.js";
 import type { GatewayDeps } from "./ports.js";
 import { HEARTBEAT_MS } from "./sse.js";
 import { DELETE_WAIT_MS } from "../../kernel/runs/thread-purge.js";
@@ -33,6 +38,10 @@ export interface GatewayOptions {
   deps: GatewayDeps;
   /** API keys; none: every request is the local user (bind loopback only, see `keel serve`). */
   apiKeys?: ApiKeys;
+  /** A custom auth handler (README, "Custom auth"), instead of API keys: it names each request's user and authorizes actions. */
+  auth?: AuthHandler;
+  /** CORS for browser clients on other origins (README, "Custom auth, CORS, retention"); off without. */
+  cors?: CorsOptions;
   /** Stack names served as assistants. */
   stacks: readonly string[];
   version: string;
@@ -63,6 +72,9 @@ export interface GatewayOptions {
 export async function createGateway(options: GatewayOptions): Promise<GatewayApp> {
   const apiKeys = options.apiKeys ?? new ApiKeys();
   const now = options.now ?? (() => new Date().toISOString());
+  const auth = options.auth;
+  if (auth && apiKeys.size > 0) throw new KeelError("KEEL_ERR_CONFIG_INVALID", "give the gateway API keys or a custom auth handler, not both");
+  const cors = options.cors ? readCorsOptions(options.cors) : undefined;
   const ctx: GatewayContext = {
     deps: options.deps,
     stacks: options.stacks,
@@ -74,6 +86,7 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
     ...(options.metrics ? { metrics: options.metrics } : {}),
     observability: options.observability ?? { tracing: { otlp: null, langsmith: false } },
     webhooks: new WebhookSender(options.webhooks ?? { allowHosts: [] }),
+    authorize: (request, resource, action, value, authorizeOptions) => authorizeAction(auth, request, resource, action, value, authorizeOptions),
   };
   const limits = readConnectionLimits(options.limits);
   const app = Fastify({
@@ -94,18 +107,29 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
   const connections = guardConnections(app.server, limits);
   // DNS rebinding: a keyless server bound to loopback (or not listening: `inject`) answers loopback host names only.
   const hostChecked = () => {
-    if (apiKeys.size > 0) return false;
+    if (apiKeys.size > 0 || auth) return false;
     const address = app.server.address();
     return address === null || (typeof address === "object" && isLoopbackAddress(address.address));
   };
   app.decorateRequest("user", "");
-  app.addHook("onRequest", async (request) => {
+  app.decorateRequest("authUser", undefined);
+  const authenticate = async (request: FastifyRequest) => {
+    if (!auth) {
+      request.user = apiKeys.authenticate(request.headers);
+      return;
+    }
+    request.authUser = await authenticateWith(auth, request);
+    request.user = request.authUser.identity;
+  };
+  app.addHook("onRequest", async (request, reply) => {
     if (connections.overCap(request.raw.socket)) {
       throw new HttpError(429, "KEEL_ERR_HTTP_TOO_MANY_CONNECTIONS", `more than ${limits.maxConnectionsPerClient} open connections from this address; close some and retry`);
     }
     if (hostChecked()) assertLoopbackHost(request.headers.host);
+    // A preflight carries no credentials: answered before authentication.
+    if (cors && applyCors(cors, request, reply)) return reply;
     if (OPEN_ROUTES.has(`${request.method} ${request.routeOptions.url ?? ""}`)) return;
-    request.user = apiKeys.authenticate(request.headers);
+    await authenticate(request);
   });
 
   app.addHook("preHandler", async (request) => {
@@ -122,8 +146,8 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
     return reply.code(http.status).type("application/json; charset=utf-8").send(http.body());
   });
   app.setNotFoundHandler(async (request, reply) => {
-    // Unknown routes need a key too (the host check and connection cap ran in onRequest)., so the route table is not probed anonymously.
-    apiKeys.authenticate(request.headers);
+    // Unknown routes need a key too (the host check and connection cap ran in onRequest), so the route table is not probed anonymously.
+    if (!request.user) await authenticate(request);
     const http = new HttpError(404, "KEEL_ERR_HTTP_NOT_FOUND", `no route ${request.method} ${request.url.split("?")[0]}`);
     return reply.code(404).send(http.body());
   });
@@ -141,6 +165,7 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
   registerThreadlessRunRoutes(app, ctx);
   registerRunManageRoutes(app, ctx);
   registerStoreRoutes(app, ctx);
+  registerProtocolV2Routes(app);
   await app.ready();
   return app;
 }

@@ -10,7 +10,7 @@ export function deferredRunStore(ready: Promise<RunStore>): RunStore {
   // Observed here so a failure surfaces through the calls, not as an unhandled rejection.
   ready.catch(() => undefined);
   const forward =
-    <K extends Exclude<keyof RunStore, "init" | "close" | "countRuns" | "ping" | "withdrawPending" | "deleteFinishedRun" | "deletedThreads" | "endedRuns">>(method: K) =>
+    <K extends Exclude<keyof RunStore, "init" | "close" | "countRuns" | "ping" | "withdrawPending" | "deleteFinishedRun" | "deletedThreads" | "endedRuns" | "setThreadExpiry" | "getThreadExpiry" | "expiredThreads" | "forgetThreadExpiry">>(method: K) =>
     async (...args: Parameters<RunStore[K]>): Promise<Awaited<ReturnType<RunStore[K]>>> => {
       const store = await ready;
       return (store[method] as (...a: Parameters<RunStore[K]>) => Promise<Awaited<ReturnType<RunStore[K]>>>)(...args);
@@ -69,5 +69,10 @@ export function deferredRunStore(ready: Promise<RunStore>): RunStore {
     readJournal: forward("readJournal"),
     saveReport: forward("saveReport"),
     getReport: forward("getReport"),
+    // Thread expiry (optional on a RunStore; store-sql's has it): the retention sweep's entries.
+    setThreadExpiry: async (expiry) => (await ready).setThreadExpiry?.(expiry),
+    getThreadExpiry: async (threadId) => (await ready).getThreadExpiry?.(threadId) ?? null,
+    expiredThreads: async (now, limit) => (await ready).expiredThreads?.(now, limit) ?? [],
+    forgetThreadExpiry: async (threadId) => (await ready).forgetThreadExpiry?.(threadId),
   };
 }

@@ -15,6 +15,7 @@ import { EntitySchema } from "@mikro-orm/core";
 import { CronEntity } from "./cron-entity.js";
 import { AssistantEntity, AssistantVersionEntity } from "./entities-assistants.js";
 import { ItemEntity } from "./item-entity.js";
+import { ThreadExpiryEntity } from "./thread-expiry-entity.js";
 
 export const THREADS_TABLE = "keel_threads";
 export const RUNS_TABLE = "keel_runs";
@@ -128,4 +129,4 @@ export const ReportEntity = new EntitySchema<ReportRow>({
   },
 });
 
-export const STORE_ENTITIES = [ThreadEntity, RunEntity, JournalEntity, ReportEntity, CronEntity, AssistantEntity, AssistantVersionEntity, ItemEntity];
+export const STORE_ENTITIES = [ThreadEntity, RunEntity, JournalEntity, ReportEntity, CronEntity, AssistantEntity, AssistantVersionEntity, ItemEntity, ThreadExpiryEntity];

@@ -19,6 +19,8 @@ import { claimDueOnPostgres, claimDueOnSqlite, claimThreadOnPostgres, claimThrea
 import { appendFencedOnPostgres, appendFencedOnSqlite } from "./journal-sql.js";
 import { metadataEquals, type Dialect } from "./dialect-sql.js";
 import { migrateSchema } from "./migrate-schema.js";
+import type { ThreadExpiry } from "../../kernel/runs/thread-expiry.js";
+import { expiredThreadsSql, forgetThreadExpirySql, getThreadExpirySql, setThreadExpirySql } from "./thread-expiry-sql.js";
 import { openOrm, type StoreOrm } from "./open-orm.js";
 import { rowToRun, rowToThread, threadToRow } from "./records.js";
 import { immediateTransaction, prepared, type SqliteDatabase } from "./sqlite-database.js";
@@ -63,6 +65,10 @@ const STORE_METHODS = [
   "readJournal",
   "saveReport",
   "getReport",
+  "setThreadExpiry",
+  "getThreadExpiry",
+  "expiredThreads",
+  "forgetThreadExpiry",
 ] as const satisfies readonly (keyof SqlRunStore)[];
 
 const THREAD_SORT_FIELDS = { thread_id: "threadId", status: "status", created_at: "createdAt", updated_at: "updatedAt" } as const;
@@ -105,6 +111,22 @@ export class SqlRunStore implements RunStore {
 
   async close(): Promise<void> {
     await this.orm.close(true);
+  }
+
+  setThreadExpiry(expiry: ThreadExpiry): Promise<void> {
+    return setThreadExpirySql(() => this.em(), expiry);
+  }
+
+  getThreadExpiry(threadId: string): Promise<ThreadExpiry | null> {
+    return getThreadExpirySql(() => this.em(), threadId);
+  }
+
+  expiredThreads(now: string, limit: number): Promise<ThreadExpiry[]> {
+    return expiredThreadsSql(() => this.em(), now, limit);
+  }
+
+  forgetThreadExpiry(threadId: string): Promise<void> {
+    return forgetThreadExpirySql(() => this.em(), threadId);
   }
 
   /** One `select 1` on the store's connection pool: rejects while the database cannot be reached (a fresh connection is tried each time). */

@@ -124,7 +124,7 @@ export const PLUGIN_CHECK_SPEC = {
 export const SERVE_SPEC = {
   name: "serve",
   usage:
-    "usage: keel serve [--port 8787] [--host 127.0.0.1] [--db URL] [--redis URL] [--stack NAME]... [--model demo|scripted:FILE|openai:MODEL|anthropic:MODEL] [--bash on|off] [--max-turns 500] [--jobs 4] [--max-tokens N] [--summarizer-model openai:MODEL|anthropic:MODEL] [--plugin FILE]... [--workspaces DIR] [--otlp-endpoint URL] [--stream-memory-mb 64] [--webhook-host HOST]...",
+    "usage: keel serve [--port 8787] [--host 127.0.0.1] [--db URL] [--redis URL] [--stack NAME]... [--model demo|scripted:FILE|openai:MODEL|anthropic:MODEL] [--bash on|off] [--max-turns 500] [--jobs 4] [--max-tokens N] [--summarizer-model openai:MODEL|anthropic:MODEL] [--plugin FILE]... [--workspaces DIR] [--otlp-endpoint URL] [--stream-memory-mb 64] [--webhook-host HOST]... [--auth FILE[:EXPORT]] [--cors ORIGIN]... [--thread-ttl 43200|off] [--retention-sweep-minutes 60]",
   summary: "Start the HTTP gateway (LangGraph Agent Server API) and serve runs until SIGTERM/SIGINT.",
   flags: {
     port: { value: "N", default: "8787", description: "port to listen on (0 picks a free one)" },
@@ -143,6 +143,10 @@ export const SERVE_SPEC = {
     "max-tokens": { value: "N", default: "the client's", description: "output-token cap of each provider response (openai:/anthropic: only)" },
     "otlp-endpoint": OTLP_FLAG,
     "webhook-host": { value: "HOST", multiple: true, default: "none (webhooks off)", description: "a host runs' webhooks may call: NAME, *.DOMAIN or *; a loopback host only when named" },
+    auth: { value: "FILE[:EXPORT]", description: "a custom auth handler module: a LangGraph `Auth` instance or { authenticate, authorize } (export `default` unless named); replaces KEEL_API_KEYS" },
+    cors: { value: "ORIGIN", multiple: true, default: "off", description: "allow browser clients on ORIGIN (https://app.example, or * for any): preflights and CORS headers" },
+    "thread-ttl": { value: "MINUTES|off", default: "43200 (30 days)", description: "a thread idle this long is purged with everything it holds (a thread's own `ttl` wins); off: threads never expire" },
+    "retention-sweep-minutes": { value: "N", default: "60", description: "how often each worker purges expired threads" },
   },
   sections: [
     {

@@ -10,12 +10,13 @@ import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import type { RunStore, StreamBridge } from "../../kernel/runs/types.js";
 import { SERVICE_PLUGINS } from "../../plugins/builtins.js";
 import type { HttpPort } from "../../plugins/gateway/index.js";
+import { toAuthHandler, type AuthHandler } from "../../plugins/gateway/auth-handler.js";
 import { loadIoredis } from "../../plugins/stream-redis/redis-bridge.js";
 import type { CronStore } from "../../kernel/runs/cron-types.js";
 import { SqlCronStore } from "../../plugins/store-sql/cron-sql.js";
 
 /** The ports a server runs on, resolved through compose from its service plugins. */
-export const SERVICE_PORTS = { store: "store", checkpointer: "checkpointer", bridge: "stream-bridge", http: "http", items: ITEM_STORE_PORT } as const;
+export const SERVICE_PORTS = { store: "store", checkpointer: "checkpointer", bridge: "stream-bridge", http: "http", items: ITEM_STORE_PORT, auth: "auth" } as const;
 
 /** The durable parts of a server: store, checkpointer, stream bridge, and the HTTP port. */
 export interface RunServices {
@@ -27,6 +28,8 @@ export interface RunServices {
   crons: CronStore;
   /** Long-term items (`/store/*`, plugins' `item-store` port): store-sql's, in memory when no plugin provides one. */
   items: ItemStore;
+  /** A `--plugin` service's `auth` port (a custom auth handler), when one provides it. */
+  auth?: AuthHandler;
   /** The composed service stack (`keel serve`'s services, in order). */
   composition: Composition;
   /** Close every opened port (idempotent), in reverse order of opening: the store last. */
@@ -72,8 +75,9 @@ export async function openRunServices(options: RunServicesOptions): Promise<RunS
     const items = portProvider(composition, SERVICE_PORTS.items) ? open<ItemStore & { init?(): Promise<void> }>(SERVICE_PORTS.items) : new MemoryItemStore();
     await (items as { init?(): Promise<void> }).init?.();
     const http = open<HttpPort>(SERVICE_PORTS.http);
+    const auth = portProvider(composition, SERVICE_PORTS.auth) ? toAuthHandler(open<unknown>(SERVICE_PORTS.auth), "the `auth` port of a --plugin service") : undefined;
     let closing: Promise<void> | undefined;
-    return { store, crons, checkpointer, bridge, http, items, composition, close: () => (closing ??= closeAll(opened)) };
+    return { store, crons, checkpointer, bridge, http, items, ...(auth ? { auth } : {}), composition, close: () => (closing ??= closeAll(opened)) };
   } catch (error) {
     await closeAll(opened);
     throw error;

@@ -4,6 +4,7 @@ import { KeelError } from "../../kernel/errors.js";
 import { ApiKeys } from "../../plugins/gateway/auth.js";
 import { resolveOtlpEndpoint } from "../../plugins/tracing/otlp-endpoint.js";
 import { parseModelSpec, type ModelSpec } from "./model-spec.js";
+import { DEFAULT_RETENTION_SWEEP_MINUTES, DEFAULT_THREAD_TTL_MINUTES } from "../../kernel/runs/thread-retention.js";
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = "127.0.0.1";
@@ -53,6 +54,14 @@ export interface ServeOptions {
   streamMemoryBytes: number;
   /** The OTLP/HTTP traces URL (`--otlp-endpoint`, else OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT); tracing is off without one. */
   otlpEndpoint?: string;
+  /** `--auth FILE[:EXPORT]`: the custom auth handler module (path resolved against the cwd) and its export. */
+  auth?: { file: string; exportName: string };
+  /** `--cors ORIGIN…`: allowed browser origins; empty: CORS off. */
+  corsOrigins: string[];
+  /** `--thread-ttl`: minutes, or null (`off`): threads never expire. */
+  threadTtlMinutes: number | null;
+  /** `--retention-sweep-minutes`. */
+  retentionSweepMinutes: number;
 }
 
 export interface ServeFlags {
@@ -72,6 +81,10 @@ export interface ServeFlags {
   "otlp-endpoint"?: string;
   "stream-memory-mb"?: string;
   "webhook-host"?: string[];
+  auth?: string;
+  cors?: string[];
+  "thread-ttl"?: string;
+  "retention-sweep-minutes"?: string;
 }
 
 /**
@@ -88,7 +101,10 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, c
   }
   const host = flags.host ?? DEFAULT_HOST;
   const apiKeys = ApiKeys.parse(env.KEEL_API_KEYS);
-  if (apiKeys.size === 0 && !isLoopbackHost(host)) {
+  const auth = flags.auth === undefined ? undefined : authModule(flags.auth, cwd);
+  if (auth && apiKeys.size > 0) throw new KeelError("KEEL_ERR_SERVE_CONFIG", "--auth replaces KEEL_API_KEYS: unset KEEL_API_KEYS, or drop --auth");
+  // A custom auth handler protects a non-loopback host as API keys do.
+  if (apiKeys.size === 0 && !auth && !isLoopbackHost(host)) {
     throw new KeelError(
       "KEEL_ERR_SERVE_CONFIG",
       `refusing to bind \`${host}\` without API keys: set KEEL_API_KEYS=key:user[,key2:user2] to serve a non-loopback host, or use --host 127.0.0.1`,
@@ -112,7 +128,11 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, c
     pluginFiles: flags.plugin ?? [],
     webhookHosts: (flags["webhook-host"] ?? []).flatMap((h) => h.split(",")).map((h) => h.trim()).filter((h) => h !== ""),
     streamMemoryBytes: integerFlag("--stream-memory-mb", flags["stream-memory-mb"], DEFAULT_STREAM_MEMORY_MB, 1, 1_048_576) * 1024 * 1024,
+    corsOrigins: corsOrigins(flags.cors),
+    threadTtlMinutes: flags["thread-ttl"]?.trim().toLowerCase() === "off" ? null : integerFlag("--thread-ttl", flags["thread-ttl"], DEFAULT_THREAD_TTL_MINUTES, 1, 525_600_000),
+    retentionSweepMinutes: integerFlag("--retention-sweep-minutes", flags["retention-sweep-minutes"], DEFAULT_RETENTION_SWEEP_MINUTES, 1, 525_600),
   };
+  if (auth) options.auth = auth;
   if (flags.redis !== undefined) options.redis = flags.redis;
   if (flags.workspaces !== undefined) {
     if (flags.workspaces.trim() === "") throw new KeelError("KEEL_ERR_CLI_USAGE", "--workspaces needs a directory");
@@ -122,6 +142,31 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, c
   if (otlpEndpoint !== undefined) options.otlpEndpoint = otlpEndpoint;
   if (flags["summarizer-model"] !== undefined) options.summarizerModel = summarizerSpec(flags["summarizer-model"], cwd);
   return options;
+}
+
+/** `--auth FILE[:EXPORT]`: the module path (against the cwd) and its export (`default` when none is named). */
+function authModule(raw: string, cwd: string): { file: string; exportName: string } {
+  const match = /^(.*?)(?::([A-Za-z_$][\w$]*))?$/.exec(raw.trim());
+  const file = match?.[1] ?? "";
+  if (file === "") throw new KeelError("KEEL_ERR_CLI_USAGE", "--auth needs a module file, e.g. --auth ./auth.mjs or --auth ./auth.mjs:auth");
+  return { file: resolve(cwd, file), exportName: match?.[2] ?? "default" };
+}
+
+/** `--cors ORIGIN…` (also comma-separated): each `*` or an origin (`https://app.example[:port]`, no path). */
+function corsOrigins(raw: string[] | undefined): string[] {
+  const origins = [...new Set((raw ?? []).flatMap((o) => o.split(",")).map((o) => o.trim()).filter((o) => o !== ""))];
+  for (const origin of origins) {
+    if (origin === "*") continue;
+    let ok = false;
+    try {
+      const url = new URL(origin);
+      ok = (url.protocol === "http:" || url.protocol === "https:") && url.origin === origin.replace(/\/$/, "");
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new KeelError("KEEL_ERR_CLI_USAGE", `--cors \`${origin}\` is not \`*\` or an origin like https://app.example (scheme, host, optional port; no path)`);
+  }
+  return origins;
 }
 
 /** `--summarizer-model SPEC`: the `--model` syntax, but only a real provider's model summarizes. */

@@ -16,6 +16,9 @@ import { createKeelMetrics } from "../../plugins/metrics/index.js";
 import { watchdogDeadlineForLease } from "../../plugins/workspace/index.js";
 import { startHostTracing } from "../../plugins/tracing/host-tracing.js";
 import { SqlAssistantStore } from "../../plugins/store-sql/sql-assistant-store.js";
+import { ThreadRetention } from "../../kernel/runs/thread-retention.js";
+import { KeelError } from "../../kernel/errors.js";
+import { loadAuthModule } from "./auth-module.js";
 
 export interface StartedServer {
   /** `http://HOST:PORT` with the port actually bound (`--port 0` picks a free one). */
@@ -49,6 +52,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
   const cwd = context.cwd ?? process.cwd();
   const models = await loadRunModels(options.model);
   const plugins = await Promise.all(options.pluginFiles.map((file) => loadPluginModule(file, cwd)));
+  const authFromFlag = options.auth ? await loadAuthModule(options.auth) : undefined;
   const summaryModels = await loadSummaryModels(options.model, options.summarizerModel, models);
   // Tracing first: asked for without the OpenTelemetry packages, the server does not start.
   const tracing = await startHostTracing(options.otlpEndpoint, context.env ?? process.env);
@@ -68,7 +72,10 @@ export async function startServer(options: ServeOptions, context: StartContext):
   }
   let runs: RunManager | undefined;
   let assistants: SqlAssistantStore | undefined;
+  let retention: ThreadRetention | undefined;
   try {
+    if (authFromFlag && services.auth) throw new KeelError("KEEL_ERR_SERVE_CONFIG", "both --auth and a --plugin's `auth` port give an auth handler: keep one");
+    const auth = authFromFlag ?? services.auth;
     // User assistants live in the `--db` database too (their own connection to it).
     assistants = await SqlAssistantStore.open(options.db);
     const allowedModels = serverModelAllowlist(options.model, options.summarizerModel);
@@ -105,11 +112,20 @@ export async function startServer(options: ServeOptions, context: StartContext):
     // Crons fire on every worker; each tick is claimed by exactly one (kernel/runs/README.md, "Crons").
     const cronScheduler = new CronScheduler({ crons: services.crons, runs, store: services.store, log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`) });
     const assistantStore = assistants;
+    // Thread TTL: every worker sweeps; purges go through the run manager's deleteThread.
+    retention = new ThreadRetention(
+      { store: services.store, deleteThread: (threadId, o) => manager.deleteThread(threadId, o), log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`) },
+      { defaultTtlMinutes: options.threadTtlMinutes, sweepMinutes: options.retentionSweepMinutes },
+    );
+    retention.start();
+    const sweeper = retention;
     const bridge = services.bridge;
     metrics.watch({ runCounts: () => manager.runCounts(), ...(bridge instanceof MemoryStreamBridge ? { bridgeStats: () => bridge.stats() } : {}) });
     const app = await services.http.create({
-      deps: { runs, store: services.store, bridge: services.bridge, crons: services.crons, threadState: executor.threadState, assistants, catalog: executor.catalog, items: services.items },
+      deps: { runs, store: services.store, bridge: services.bridge, crons: services.crons, threadState: executor.threadState, assistants, catalog: executor.catalog, items: services.items, retention },
       apiKeys: options.apiKeys,
+      ...(auth ? { auth } : {}),
+      ...(options.corsOrigins.length > 0 ? { cors: { origins: options.corsOrigins } } : {}),
       stacks: options.stacks,
       version: context.version,
       metrics,
@@ -129,6 +145,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       close: () =>
         (closing ??= (async () => {
           cronScheduler.stop();
+          sweeper.stop();
           await manager.shutdown();
           await app.close();
           await assistantStore.close();
@@ -138,6 +155,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
         })()),
     };
   } catch (error) {
+    retention?.stop();
     await runs?.shutdown();
     await assistants?.close();
     await services.close();

@@ -80,7 +80,11 @@ export function registerAssistantRoutes(app: GatewayApp, ctx: GatewayContext): v
   });
 
   app.get("/assistants/:aid", { schema: { params: AssistantIdParams } }, async (request) => {
-    return assistantToWire(await visibleAssistant(ctx, request.params.aid, request.user));
+    const what = `assistant \`${request.params.aid}\``;
+    const auth = await ctx.authorize(request, "assistants", "read", { assistant_id: request.params.aid }, { what });
+    const found = await visibleAssistant(ctx, request.params.aid, request.user);
+    if (!auth.matches(found.metadata)) throw notFound(what);
+    return assistantToWire(found);
   });
 
   app.patch("/assistants/:aid", { schema: { params: AssistantIdParams, body: AssistantPatchBody } }, async (request) => {
@@ -115,6 +119,7 @@ export function registerAssistantRoutes(app: GatewayApp, ctx: GatewayContext): v
 
   app.post("/assistants/search", { schema: { body: AssistantSearchBody } }, async (request, reply) => {
     const body = request.body ?? {};
+    const auth = await ctx.authorize(request, "assistants", "search", { graph_id: body.graph_id, metadata: body.metadata ?? {}, limit: body.limit ?? 10, offset: body.offset ?? 0 });
     const filter = filterOf(body, request.user);
     const sortBy = body.sort_by ?? "created_at";
     const sortOrder = body.sort_order ?? "desc";
@@ -129,7 +134,7 @@ export function registerAssistantRoutes(app: GatewayApp, ctx: GatewayContext): v
     reply.header("x-pagination-total", String(total));
     if (offset + page.length < total) reply.header("x-pagination-next", String(offset + page.length));
     const select = body.select;
-    return page.map((assistant) => {
+    return page.filter((assistant) => auth.matches(assistant.metadata)).map((assistant) => {
       const wire = assistantToWire(assistant);
       return select ? Object.fromEntries(Object.entries(wire).filter(([key]) => (select as string[]).includes(key))) : wire;
     });

@@ -10,7 +10,8 @@ const RUNS_PER_THREAD = 5;
  */
 export function registerHomeRoute(app: GatewayApp, ctx: GatewayContext): void {
   app.get("/", async (request, reply) => {
-    const threads = await ctx.deps.store.searchThreads({ owner: request.user, limit: THREADS_SHOWN, offset: 0 });
+    const { matches } = await ctx.authorize(request, "threads", "search", { metadata: {}, limit: THREADS_SHOWN, offset: 0 });
+    const threads = (await ctx.deps.store.searchThreads({ owner: request.user, limit: THREADS_SHOWN, offset: 0 })).filter((thread) => matches(thread.metadata));
     const runs: RunRecord[] = [];
     for (const thread of threads) runs.push(...(await ctx.deps.store.listRuns(thread.threadId, { limit: RUNS_PER_THREAD, offset: 0 })));
     runs.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));

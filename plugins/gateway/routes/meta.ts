@@ -1,5 +1,5 @@
 import type { GatewayApp, GatewayContext } from "../context.js";
-import { HttpError } from "../http-errors.js";
+import { HttpError, errorBody } from "../http-errors.js";
 import { checkReadiness, notReadyMessage } from "../readiness.js";
 
 /**
@@ -17,7 +17,7 @@ export function registerMetaRoutes(app: GatewayApp, ctx: GatewayContext): void {
   app.get("/ready", async (_request, reply) => {
     const readiness = await checkReadiness(ctx.deps);
     if (readiness.ready) return { ok: true, checks: readiness.checks };
-    return reply.code(503).send({ error: "KEEL_ERR_HTTP_NOT_READY", message: notReadyMessage(readiness), checks: readiness.checks });
+    return reply.code(503).send({ ...errorBody("KEEL_ERR_HTTP_NOT_READY", notReadyMessage(readiness)), checks: readiness.checks });
   });
   app.get("/info", async () => ({
     name: "keel",

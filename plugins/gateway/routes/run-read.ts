@@ -8,7 +8,7 @@ import { clientGone, finalValues } from "../final-values.js";
 import { openSse, readLastEventIdHeader, type SseSession } from "../sse.js";
 import { CancelQuery, JoinStreamQuery, RunListQuery, RunParams, ThreadParams, isTrue } from "../schemas.js";
 import { runToWire } from "../wire-records.js";
-import { ownedRun, ownedThread, type GatewayApp, type GatewayContext } from "../context.js";
+import { authorizedRun, authorizedThread, ownedRun, type GatewayApp, type GatewayContext } from "../context.js";
 import { notFound } from "../http-errors.js";
 import { isVisibleRun, listVisibleRuns } from "../run-visibility.js";
 import { RunOnlyParams, RunStreamQuery } from "../schemas-runs.js";
@@ -20,15 +20,16 @@ export function registerRunReadRoutes(app: GatewayApp, ctx: GatewayContext): voi
   const { store, runs } = ctx.deps;
 
   app.get("/threads/:tid/runs", { schema: { params: ThreadParams, querystring: RunListQuery } }, async (request) => {
-    const thread = await ownedThread(ctx, request.params.tid, request.user);
+    // LangGraph asks `threads:search` for a thread's runs; a refusal is the thread's 404.
     const { limit = 10, offset = 0, status } = request.query;
+    const thread = await authorizedThread(ctx, request, "search", request.params.tid, { limit, offset, status });
     // A run cancelled with rollback is not listed (LangGraph deletes it; run-visibility.ts).
     const found = await listVisibleRuns(store, thread.threadId, { limit, offset, ...(status ? { status } : {}) });
     return found.map(runToWire);
   });
 
   app.get("/threads/:tid/runs/:rid", { schema: { params: RunParams } }, async (request) => {
-    const run = await ownedRun(ctx, request.params.tid, request.params.rid, request.user);
+    const run = await authorizedRun(ctx, request, "read", request.params.tid, request.params.rid);
     if (!isVisibleRun(run)) throw notFound(`run \`${run.runId}\` of thread \`${run.threadId}\``);
     return runToWire(run);
   });
@@ -50,13 +51,13 @@ export function registerRunReadRoutes(app: GatewayApp, ctx: GatewayContext): voi
 
   app.get("/threads/:tid/runs/:rid/join", { schema: { params: RunParams, querystring: JoinStreamQuery } }, async (request, reply) => {
     const gone = clientGone(reply.raw);
-    const run = await ownedRun(ctx, request.params.tid, request.params.rid, request.user);
+    const run = await authorizedRun(ctx, request, "read", request.params.tid, request.params.rid);
     const final = joinOrCancel(ctx, run, gone, isTrue(request.query.cancel_on_disconnect));
     return answerKeepingAlive(reply, ctx.heartbeatMs, final.then((done) => finalValues(ctx, done)));
   });
 
   app.get("/threads/:tid/runs/:rid/stream", { schema: { params: RunParams, querystring: JoinStreamQuery } }, async (request, reply) => {
-    const run = await ownedRun(ctx, request.params.tid, request.params.rid, request.user);
+    const run = await authorizedRun(ctx, request, "read", request.params.tid, request.params.rid);
     const lastEventId = readLastEventIdHeader(request.headers, request.query.last_event_id);
     const queryModes = request.query.stream_mode;
     const modes = queryModes === undefined ? run.request.streamMode : Array.isArray(queryModes) ? queryModes : [queryModes];
@@ -72,7 +73,7 @@ export function registerRunReadRoutes(app: GatewayApp, ctx: GatewayContext): voi
   });
 
   app.post("/threads/:tid/runs/:rid/cancel", { schema: { params: RunParams, querystring: CancelQuery } }, async (request, reply) => {
-    const run = await ownedRun(ctx, request.params.tid, request.params.rid, request.user);
+    const run = await authorizedRun(ctx, request, "update", request.params.tid, request.params.rid);
     const wait = isTrue(request.query.wait);
     await runs.cancel(run.threadId, run.runId, { action: request.query.action ?? "interrupt", wait, ...(wait ? { signal: clientGone(reply.raw) } : {}) });
     return reply.code(wait ? 204 : 202).send();

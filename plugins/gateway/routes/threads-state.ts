@@ -15,22 +15,22 @@ import {
 } from "../schemas-threads.js";
 import type { StateUpdate } from "../thread-checkpoints.js";
 import { assertNoActiveRun, checkedValues, checkpointReader, threadStack, threadStateView } from "../thread-state.js";
-import { ownedThread, type GatewayApp, type GatewayContext } from "../context.js";
+import { authorizedThread, type GatewayApp, type GatewayContext } from "../context.js";
 
 /** A thread's state and history: read at the head or a checkpoint, written as a node would (plugins/gateway/README.md, "Threads API"). */
 export function registerThreadStateRoutes(app: GatewayApp, ctx: GatewayContext): void {
   app.get("/threads/:tid/state", { schema: { params: ThreadParams, querystring: StateQuery } }, async (request) => {
-    const thread = await ownedThread(ctx, request.params.tid, request.user);
+    const thread = await authorizedThread(ctx, request, "read", request.params.tid);
     return threadStateView(ctx, thread, { subgraphs: isTrue(request.query.subgraphs) });
   });
 
   app.get("/threads/:tid/state/:cid", { schema: { params: StateAtCheckpointParams, querystring: StateQuery } }, async (request) => {
-    const thread = await ownedThread(ctx, request.params.tid, request.user);
+    const thread = await authorizedThread(ctx, request, "read", request.params.tid);
     return stateAt(ctx, thread, request.params.cid, isTrue(request.query.subgraphs));
   });
 
   app.post("/threads/:tid/state/checkpoint", { schema: { params: ThreadParams, body: StateAtCheckpointBody } }, async (request) => {
-    const thread = await ownedThread(ctx, request.params.tid, request.user);
+    const thread = await authorizedThread(ctx, request, "read", request.params.tid);
     const checkpointId = addressedCheckpoint(request.body.checkpoint, "/checkpoint");
     const subgraphs = isTrue(request.body.subgraphs ?? undefined);
     return checkpointId ? stateAt(ctx, thread, checkpointId, subgraphs) : threadStateView(ctx, thread, { subgraphs });
@@ -38,7 +38,7 @@ export function registerThreadStateRoutes(app: GatewayApp, ctx: GatewayContext):
 
   /** LangGraph's update: `values` written as node `as_node` (inferred when absent), from the head or from `checkpoint_id` (a fork). */
   app.post("/threads/:tid/state", { schema: { params: ThreadParams, body: StateUpdateBody } }, async (request) => {
-    const thread = await ownedThread(ctx, request.params.tid, request.user);
+    const thread = await authorizedThread(ctx, request, "update", request.params.tid);
     const body = request.body;
     refuseCommand(body.command, "/command");
     const reader = checkpointReader(ctx);
@@ -55,19 +55,19 @@ export function registerThreadStateRoutes(app: GatewayApp, ctx: GatewayContext):
 
   /** The SDK's `patchState`: `metadata` merged into the thread's (Keel does not edit a written checkpoint); 204. */
   app.patch("/threads/:tid/state", { schema: { params: ThreadParams, body: StatePatchBody } }, async (request, reply) => {
-    const thread = await ownedThread(ctx, request.params.tid, request.user);
+    const thread = await authorizedThread(ctx, request, "update", request.params.tid);
     await ctx.deps.store.updateThread(thread.threadId, { metadata: { ...thread.metadata, ...request.body.metadata } }, ctx.now());
     return reply.code(204).send();
   });
 
   app.get("/threads/:tid/history", { schema: { params: ThreadParams, querystring: HistoryQuery } }, async (request) => {
-    const thread = await ownedThread(ctx, request.params.tid, request.user);
+    const thread = await authorizedThread(ctx, request, "read", request.params.tid);
     const reader = checkpointReader(ctx);
     return reader.history(thread.threadId, await threadStack(ctx, thread), { limit: request.query.limit ?? 10, ...(request.query.before ? { before: request.query.before } : {}) });
   });
 
   app.post("/threads/:tid/history", { schema: { params: ThreadParams, body: HistoryBody } }, async (request) => {
-    const thread = await ownedThread(ctx, request.params.tid, request.user);
+    const thread = await authorizedThread(ctx, request, "read", request.params.tid);
     const reader = checkpointReader(ctx);
     const body = request.body ?? {};
     const before = typeof body.before === "string" ? body.before : body.before?.configurable.checkpoint_id;

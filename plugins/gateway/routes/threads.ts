@@ -6,7 +6,8 @@ import { THREAD_FIELDS, ThreadCountBody, ThreadCreateBody, ThreadPatchBody, Thre
 import { metadataMatches, threadToWire } from "../wire-records.js";
 import { applySupersteps } from "./threads-state.js";
 import { checkpointReader, threadValues } from "../thread-state.js";
-import { ownedThread, type GatewayApp, type GatewayContext } from "../context.js";
+import { authorizedThread, type GatewayApp, type GatewayContext } from "../context.js";
+import { equalityFilters } from "../auth-handler.js";
 
 /** How many threads a `values` filter reads per page while it scans the caller's threads. */
 const VALUES_SCAN_PAGE = 200;
@@ -18,19 +19,29 @@ export function registerThreadRoutes(app: GatewayApp, ctx: GatewayContext): void
   app.post("/threads", { schema: { body: ThreadCreateBody } }, async (request) => {
     const body = request.body ?? {};
     const threadId = body.thread_id ?? randomUUID();
+    // The auth handler may add metadata (e.g. an owner) to what is stored.
+    const { value, matches } = await ctx.authorize(request, "threads", "create", { thread_id: threadId, metadata: { ...(body.metadata ?? {}) }, if_exists: body.if_exists ?? "raise" });
+    const metadata = (value.metadata ?? {}) as Record<string, unknown>;
     if (body.thread_id != null) {
       const existing = await store.getThread(threadId);
       if (existing) {
-        if (existing.owner === request.user && body.if_exists === "do_nothing") return threadToWire(existing, await threadValues(ctx, existing));
+        if (existing.owner === request.user && body.if_exists === "do_nothing" && matches(existing.metadata)) return threadToWire(existing, await threadValues(ctx, existing));
         throw new HttpError(409, "KEEL_ERR_HTTP_THREAD_EXISTS", `thread \`${threadId}\` already exists`, "/thread_id");
       }
     }
     const now = ctx.now();
-    const thread: ThreadRecord = { threadId, owner: request.user, status: "idle", metadata: body.metadata ?? {}, createdAt: now, updatedAt: now };
-    if (!body.supersteps?.length) return threadToWire(await store.createThread(thread));
+    const thread: ThreadRecord = { threadId, owner: request.user, status: "idle", metadata, createdAt: now, updatedAt: now };
+    // Its expiry: the body's `ttl` (minutes), else the server's default (the retention sweep purges it once idle that long).
+    const track = () => ctx.deps.retention?.trackThread(threadId, body.ttl?.ttl);
+    if (!body.supersteps?.length) {
+      const created = await store.createThread(thread);
+      await track();
+      return threadToWire(created);
+    }
     // Checked before the thread exists: a refused superstep leaves nothing behind.
     const apply = applySupersteps(ctx, thread, body.supersteps);
     const created = await store.createThread(thread);
+    await track();
     try {
       await apply();
     } catch (error) {
@@ -42,15 +53,15 @@ export function registerThreadRoutes(app: GatewayApp, ctx: GatewayContext): void
   });
 
   app.get("/threads/:tid", { schema: { params: ThreadParams } }, async (request) => {
-    const thread = await ownedThread(ctx, request.params.tid, request.user);
+    const thread = await authorizedThread(ctx, request, "read", request.params.tid);
     return threadToWire(thread, await threadValues(ctx, thread));
   });
 
   /** LangGraph's patch: `metadata` is merged into the thread's (a key set to null stays, with null). */
   app.patch("/threads/:tid", { schema: { params: ThreadParams, body: ThreadPatchBody } }, async (request) => {
-    const thread = await ownedThread(ctx, request.params.tid, request.user);
+    const thread = await authorizedThread(ctx, request, "update", request.params.tid, { metadata: request.body.metadata ?? {} });
     await store.updateThread(thread.threadId, { metadata: { ...thread.metadata, ...request.body.metadata } }, ctx.now());
-    const updated = await ownedThread(ctx, thread.threadId, request.user);
+    const updated = await authorizedThread(ctx, request, "read", thread.threadId);
     return threadToWire(updated, await threadValues(ctx, updated));
   });
 
@@ -60,16 +71,21 @@ export function registerThreadRoutes(app: GatewayApp, ctx: GatewayContext): void
    * took at most `deleteWaitMs` (10 s), else 202 with the purge finishing in the background.
    */
   app.delete("/threads/:tid", { schema: { params: ThreadParams } }, async (request, reply) => {
-    const thread = await ownedThread(ctx, request.params.tid, request.user);
+    const thread = await authorizedThread(ctx, request, "delete", request.params.tid);
     const deletion = await runs.deleteThread(thread.threadId, { user: request.user, waitMs: ctx.deleteWaitMs });
     return reply.code(deletion.finished ? 204 : 202).send();
   });
 
   app.post("/threads/search", { schema: { body: ThreadSearchBody } }, async (request) => {
     const query = request.body ?? {};
+    const { filters, matches } = await ctx.authorize(request, "threads", "search", { metadata: query.metadata ?? {}, status: query.status, limit: query.limit ?? 10, offset: query.offset ?? 0 });
+    // The handler's equalities narrow the store's search; a `$contains` is checked on the page.
+    const metadata = { ...(query.metadata ?? {}), ...equalityFilters(filters) };
+    const conflicting = Object.entries(equalityFilters(filters)).some(([key, v]) => query.metadata != null && key in query.metadata && JSON.stringify(query.metadata[key]) !== JSON.stringify(v));
+    if (conflicting) return [];
     const search: ThreadSearch = {
       owner: request.user,
-      ...(query.metadata ? { metadata: query.metadata } : {}),
+      ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
       ...(query.status ? { status: query.status } : {}),
       ...(query.ids?.length ? { ids: query.ids } : {}),
       limit: query.limit ?? 10,
@@ -79,7 +95,7 @@ export function registerThreadRoutes(app: GatewayApp, ctx: GatewayContext): void
     };
     const select = query.select?.length ? new Set<string>(query.select) : undefined;
     const found = query.values ? await searchByValues(ctx, search, query.values) : await withValues(ctx, await store.searchThreads(search), select === undefined || select.has("values"));
-    return found.map(({ thread, values }) => pick(threadToWire(thread, values), select));
+    return found.filter(({ thread }) => matches(thread.metadata)).map(({ thread, values }) => pick(threadToWire(thread, values), select));
   });
 
   app.post("/threads/count", { schema: { body: ThreadCountBody } }, async (request) => {
@@ -91,7 +107,7 @@ export function registerThreadRoutes(app: GatewayApp, ctx: GatewayContext): void
 
   /** LangGraph's copy: a new thread of the same owner with the metadata (plus `thread_id`) and every checkpoint. */
   app.post("/threads/:tid/copy", { schema: { params: ThreadParams } }, async (request) => {
-    const from = await ownedThread(ctx, request.params.tid, request.user);
+    const from = await authorizedThread(ctx, request, "read", request.params.tid);
     const reader = checkpointReader(ctx);
     const threadId = randomUUID();
     const now = ctx.now();

@@ -4,7 +4,7 @@ import { MemoryStreamBridge } from "../../../kernel/runs/memory-bridge.js";
 import { RunManager } from "../../../kernel/runs/run-manager.js";
 import type { RunRecord } from "../../../kernel/runs/types.js";
 import type { StatusV2Payload } from "../../../kernel/loop/status.js";
-import { ApiKeys, createGateway, type GatewayApp } from "../../../plugins/gateway/index.js";
+import { ApiKeys, createGateway, type GatewayApp, type GatewayOptions } from "../../../plugins/gateway/index.js";
 
 export const ALICE = { "x-api-key": "key-alice" };
 export const BOB = { authorization: "Bearer key-bob" };
@@ -93,14 +93,16 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { retention?: number; keys?: boolean; heartbeatMs?: number; deleteWaitMs?: number; joinRecheckMs?: number; bridge?: MemoryStreamBridge } = {}): Promise<Harness> {
+export async function startHarness(
+  options: { retention?: number; keys?: boolean; heartbeatMs?: number; deleteWaitMs?: number; joinRecheckMs?: number; bridge?: MemoryStreamBridge; gateway?: Partial<GatewayOptions> } = {},
+): Promise<Harness> {
   const store = new MemoryRunStore();
   const bridge = options.bridge ?? new MemoryStreamBridge(options.retention ? { retention: options.retention } : {});
   const executor = new ScriptedExecutor();
   const runs = new RunManager({ store, bridge, executor, log: () => undefined, ...(options.joinRecheckMs ? { joinRecheckMs: options.joinRecheckMs } : {}) });
   runs.start();
   const apiKeys = options.keys === false ? new ApiKeys() : new ApiKeys([["key-alice", "alice"], ["key-bob", "bob"]]);
-  const app = await createGateway({ deps: { runs, store, bridge }, apiKeys, stacks: ["lead", "subagent"], version: "9.9.9-test", ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}), ...(options.deleteWaitMs ? { deleteWaitMs: options.deleteWaitMs } : {}) });
+  const app = await createGateway({ deps: { runs, store, bridge }, apiKeys, stacks: ["lead", "subagent"], version: "9.9.9-test", ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}), ...(options.deleteWaitMs ? { deleteWaitMs: options.deleteWaitMs } : {}), ...options.gateway });
   return {
     app,
     store,

@@ -28,7 +28,7 @@ describe("gateway GET /ready", () => {
     storeDown = true;
     let ready = await h.app.inject({ method: "GET", url: "/ready" });
     expect(ready.statusCode).toBe(503);
-    expect(ready.json()).toEqual({ error: "KEEL_ERR_HTTP_NOT_READY", message: "not ready: the store is unreachable", checks: { worker: "ok", store: "unreachable", stream: "ok" } });
+    expect(ready.json()).toEqual({ error: "KEEL_ERR_HTTP_NOT_READY", message: "not ready: the store is unreachable", detail: "not ready: the store is unreachable", checks: { worker: "ok", store: "unreachable", stream: "ok" } });
     expect((await h.app.inject({ method: "GET", url: "/ok" })).statusCode).toBe(200);
 
     storeDown = false;

@@ -1,0 +1,103 @@
+/**
+ * The differential cases: one SDK call each, sent to both servers; `expect` lists the
+ * differences the call shows, each by pointer and DIFFERENCES.md id. Adding a case is one
+ * line: `call("name", (c, s) => c.some.method(s.threadId), [["/pointer", "D7"]])`.
+ */
+import type { Client } from "@langchain/langgraph-sdk";
+import type { ExpectedDifference } from "./compare.js";
+
+/** What each server's setup made, in that server's ids. */
+export interface Setup {
+  /** A thread with one finished run (`runs.wait`), metadata `{ suite: "differential" }`. */
+  threadId: string;
+  runId: string;
+  /** The first assistant `assistants.search` lists. */
+  assistantId: string;
+  url: string;
+}
+
+export interface DifferentialCase {
+  name: string;
+  run(client: Client, setup: Setup): Promise<unknown>;
+  expect: ExpectedDifference[];
+}
+
+export const INPUT = { messages: [{ role: "user", content: "Read the README." }] };
+
+const cases: DifferentialCase[] = [];
+/** Register a case: its name, the call, and its expected differences as `[pointer, id]` pairs. */
+export function call(name: string, run: DifferentialCase["run"], expected: [pointer: string, id: string][] = []): void {
+  cases.push({ name, run, expect: expected.map(([pointer, id]) => ({ pointer, id })) });
+}
+
+/** An HTTP error as `{ status, body }` (the SDK's error keeps no body). */
+async function failure(url: string, path: string, init: RequestInit = {}): Promise<unknown> {
+  const response = await fetch(`${url}${path}`, { ...init, headers: { "content-type": "application/json", ...init.headers } });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // LangGraph answers some errors as plain text: compared as the string.
+  }
+  return { status: response.status, body };
+}
+
+type Expected = [pointer: string, id: string][];
+
+/** Keel's runtime channels beside `messages` in a thread's values (D5). */
+const KEEL_CHANNELS = ["stopReasons", "usage", "runMeta", "bashRuns", "receipts", "receiptCounts", "receiptIndex", "receiptRun", "toolProgress", "delegations", "leases", "loop", "budget"];
+/** A thread's values after the scripted run: Keel's channels (D5) and what each side puts on messages (D6). */
+const values = (at: string): Expected => [
+  ...KEEL_CHANNELS.map((channel): [string, string] => [`${at}/${channel}`, "D5"]),
+  [`${at}/messages/*/tool_calls/*/type`, "D6"],
+  [`${at}/messages/*/response_metadata/finish_reason`, "D6"],
+  [`${at}/messages/*/response_metadata/model_provider`, "D6"],
+  [`${at}/messages/*/usage_metadata`, "D6"],
+  [`${at}/messages/*/additional_kwargs/keel`, "D6"],
+  [`${at}/messages/*/metadata`, "D6"],
+];
+/** A Run record (D3 assistant id, D8 metadata stamps, D9 kwargs). */
+const run = (at: string): Expected => [
+  [`${at}/assistant_id`, "D3"],
+  [`${at}/metadata/created_by`, "D8"], [`${at}/metadata/graph_id`, "D8"], [`${at}/metadata/assistant_id`, "D8"],
+  [`${at}/kwargs/config/configurable`, "D9"], [`${at}/kwargs/config/metadata`, "D9"], [`${at}/kwargs/stream_mode`, "D9"], [`${at}/kwargs/on_disconnect`, "D9"],
+  [`${at}/kwargs/temporary`, "D9"], [`${at}/kwargs/subgraphs`, "D9"], [`${at}/kwargs/resumable`, "D9"],
+];
+/** A Thread record (D7) and the metadata LangGraph stamps on it at a run (D8). */
+const thread = (at: string, ran: boolean): Expected => [
+  [`${at}/state_updated_at`, "D7"], [`${at}/config`, "D7"],
+  ...(ran ? ([[`${at}/metadata/graph_id`, "D8"], [`${at}/metadata/assistant_id`, "D8"]] as Expected) : []),
+];
+const assistant = (at: string): Expected => [[`${at}/assistant_id`, "D3"], [`${at}/description`, "D4"], [`${at}/metadata/created_by`, "D4"]];
+
+// --- meta
+call("GET /info", async (_c, s) => (await fetch(`${s.url}/info`)).json(), [
+  ["/name", "D1"], ["/stacks", "D1"], ["/tracing", "D1"], ["/metrics", "D1"], ["/context", "D1"], ["/flags/langsmith_tracing_replicas", "D1"], ["/version", "D1"],
+]);
+
+// --- assistants
+call("assistants.search()", (c) => c.assistants.search(), assistant("/0"));
+call("assistants.get(id)", (c, s) => c.assistants.get(s.assistantId), assistant(""));
+
+// --- threads
+call("threads.create({ metadata })", (c) => c.threads.create({ metadata: { kind: "created" } }), [...thread("", false), ["/values", "D7"], ["/interrupts", "D7"]]);
+call("threads.get(id) after a run", (c, s) => c.threads.get(s.threadId), [...thread("", true), ...values("/values")]);
+call("threads.search({ metadata })", (c) => c.threads.search({ metadata: { suite: "differential" } }), [...thread("/0", true), ["/0/values", "D10"]]);
+call("threads.getState(id) after a run", (c, s) => c.threads.getState(s.threadId), [...values("/values"), ["/checkpoint/checkpoint_id", "D11"], ["/metadata", "D11"], ["/created_at", "D11"], ["/parent_checkpoint", "D11"]]);
+call("threads.delete(id)", async (c) => c.threads.delete((await c.threads.create()).thread_id));
+call("threads.get(missing) → 404", (_c, s) => failure(s.url, "/threads/00000000-0000-4000-8000-000000000000"), [["/body", "D2"]]);
+
+// --- runs
+call("runs.create(thread, assistant, { input })", async (c) => {
+  const created = await c.threads.create();
+  const started = await c.runs.create(created.thread_id, "lead", { input: INPUT });
+  await c.runs.join(created.thread_id, started.run_id);
+  return started;
+}, [...run(""), ["/status", "D12"]]);
+call("runs.get(thread, run) when finished", (c, s) => c.runs.get(s.threadId, s.runId), [...run(""), ["/metadata/suite", "D8"], ["/outcome", "D13"]]);
+call("runs.list(thread)", (c, s) => c.runs.list(s.threadId), [...run("/0"), ["/0/metadata/suite", "D8"], ["/0/outcome", "D13"]]);
+call("runs.wait(thread, assistant, { input })", async (c) => c.runs.wait((await c.threads.create()).thread_id, "lead", { input: INPUT }), [...values(""), ["/outcome", "D13"]]);
+call("runs.join(thread, run) when finished", (c, s) => c.runs.join(s.threadId, s.runId), [...values(""), ["/outcome", "D13"]]);
+
+export const CASES: readonly DifferentialCase[] = cases;
