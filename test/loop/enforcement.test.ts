@@ -6,7 +6,54 @@ import { reduceChannel } from "../../kernel/channels/reducers.js";
 import { isKeelError, CompositionError } from "../../kernel/errors.js";
 import { createAgentRuntime } from "../../kernel/loop/runtime.js";
 import { ScriptedChatModel } from "../../tools/testing/scripted-model.js";
-import { plugin } from "./harness.js";
+import { plugin, runWith, tool, toolsPlugin } from "./harness.js";
+
+/** Guarded wrap layers (no `mutates`) around an inner layer `middle`, in the order outer → middle → inner. */
+async function layered(middle: ReturnType<typeof plugin>) {
+  const passOn = (name: string) => plugin({ name, hooks: { wrapToolCall: {}, wrapModelCall: {} } }, { wrapToolCall: (r, next) => next(r), wrapModelCall: (r, next) => next(r) });
+  const echo = toolsPlugin(tool("echo", () => "secret"));
+  return runWith([echo, passOn("outer"), middle, passOn("inner")], { turns: [{ toolCalls: [{ name: "echo", args: {} }] }, { content: "done" }] }, {
+    order: [
+      ["outer", middle.manifest.name],
+      [middle.manifest.name, "inner"],
+    ],
+  });
+}
+
+describe("wrap-hook fingerprints shared between layers", () => {
+  it("a guarded layer outside a declared in-place editor passes: a fingerprint is never carried across a layer that may change the response", async () => {
+    const redactor = plugin(
+      { name: "redactor", hooks: { wrapToolCall: { mutates: ["tool.response"] } } },
+      {
+        wrapToolCall: async (request, next) => {
+          const response = await next(request);
+          response.content = "redacted";
+          return response;
+        },
+      },
+    );
+    const run = await layered(redactor);
+    expect(run.outcome.status).toBe("succeeded");
+    expect(run.messages.map((m) => m.content)).toContain("redacted");
+  });
+
+  it("an undeclared in-place edit between two guarded layers is caught and blamed on the editor", async () => {
+    const editor = plugin(
+      { name: "editor", hooks: { wrapToolCall: {} } },
+      {
+        wrapToolCall: async (request, next) => {
+          const response = await next(request);
+          response.content = "redacted";
+          return response;
+        },
+      },
+    );
+    const run = await layered(editor);
+    expect(run.outcome.error).toMatchObject({ type: "KEEL_ERR_HOOK_UNDECLARED_MUTATION" });
+    expect(run.outcome.error?.message).toContain("plugin `editor` changed the response in place in wrapToolCall");
+    expect(run.messages.map((m) => m.content)).not.toContain("redacted");
+  });
+});
 
 describe("enforcement details", () => {
   it("freezes what a thread held before this run: an observer cannot edit an earlier run's message", async () => {
