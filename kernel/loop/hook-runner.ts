@@ -206,6 +206,10 @@ export class HookRunner {
   ): (request: unknown) => Promise<unknown> {
     let handler = innermost;
     const [requestChannel, responseChannel] = hook === "wrapModelCall" ? ["model.request", "model.response"] : ["tool.request", "tool.response"];
+    // `verified[i]`: the response layer i just returned and its fingerprint, taken when it was checked
+    // unchanged; the layer outside takes that as its own "before" (the same object, nothing ran in
+    // between), so a chain of L guarded layers fingerprints a response L + 1 times, not 2L.
+    const verified: Array<{ response: unknown; print: unknown[] } | undefined> = [];
     for (let i = chain.length - 1; i >= 0; i--) {
       const plugin = chain[i]!;
       const resolved = this.composition.plugins.get(plugin)!;
@@ -237,7 +241,9 @@ export class HookRunner {
           const mark = updates.length;
           try {
             const response = await inner(forwarded);
-            if (guardResponse) answer = { response, print: snapshot(response) };
+            const checked = verified[i + 1];
+            verified[i + 1] = undefined;
+            if (guardResponse) answer = { response, print: checked !== undefined && checked.response === response ? checked.print : snapshot(response) };
             return response;
           } catch (error) {
             updates.length = mark;
@@ -256,7 +262,9 @@ export class HookRunner {
           const seen = answer as { response: unknown; print: unknown[] } | null;
           if (seen === null) throw undeclaredPseudo(plugin, hook, responseChannel, "answered without calling next()");
           if (result !== seen.response) throw undeclaredPseudo(plugin, hook, responseChannel, "returned another response than next() gave it");
-          if (!sameSnapshot(seen.print, snapshot(result))) throw undeclaredPseudo(plugin, hook, responseChannel, "changed the response in place");
+          const print = snapshot(result);
+          if (!sameSnapshot(seen.print, print)) throw undeclaredPseudo(plugin, hook, responseChannel, "changed the response in place");
+          verified[i] = { response: result, print };
         }
         return result;
       };

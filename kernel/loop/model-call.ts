@@ -1,5 +1,6 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
+import { ChatPromptValue } from "@langchain/core/prompt_values";
 import type { KeelTool, ModelHandler } from "../plugin/types.js";
 import { ensureMessageId, setKeelMeta } from "./message-meta.js";
 import { TokenStreamer } from "./token-stream.js";
@@ -61,7 +62,7 @@ export function normalizeResponse(output: BaseMessage, id: string): AIMessage {
 async function streamModel(model: ReturnType<typeof bindTools>, messages: BaseMessage[], deps: RunDeps, turn: number, id: string): Promise<BaseMessage> {
   const streamer = new TokenStreamer((data) => void deps.scope.emit("messages", data), { langgraph_node: "agent", agent: deps.agent, turn }, id);
   let whole: AIMessageChunk | undefined;
-  for await (const chunk of await model.stream(messages, { signal: deps.signal })) {
+  for await (const chunk of await model.stream(promptOf(messages), { signal: deps.signal })) {
     const piece = chunk as AIMessageChunk;
     whole = whole ? whole.concat(piece) : piece;
     streamer.push(piece);
@@ -71,17 +72,27 @@ async function streamModel(model: ReturnType<typeof bindTools>, messages: BaseMe
   return whole;
 }
 
+/**
+ * The request's messages as the model's input. They are messages already, so they are handed
+ * over as a `ChatPromptValue`: LangChain then does not re-check the whole history message by
+ * message on the way in (what an array costs it, on every turn, in proportion to the history).
+ */
+function promptOf(messages: BaseMessage[]): ChatPromptValue {
+  return new ChatPromptValue(messages);
+}
+
 /** The innermost model handler: records the request as sent, calls the model, journals the attempt. */
 export function modelInvoker(deps: RunDeps, turn: number): ModelHandler {
   return async (request) => {
     const tools = request.tools.map((t) => t.name);
-    deps.scope.recordModelRequest({ agent: deps.agent, turn, messages: [...request.messages], tools });
+    // A frozen list (run-time enforcement freezes every request) is recorded as it is: no copy of the history per turn.
+    deps.scope.recordModelRequest({ agent: deps.agent, turn, messages: Object.isFrozen(request.messages) ? request.messages : [...request.messages], tools });
     const observed = deps.observation.modelCall({ turn, tools, purpose: "turn", model: describeModel(deps.model) });
     const started = performance.now();
     try {
       const id = `${deps.scope.runId}:${deps.agent}:${turn}`;
       const model = bindTools(deps.model, request.tools);
-      const call = () => (deps.streamTokens ? streamModel(model, request.messages, deps, turn, id) : model.invoke(request.messages, { signal: deps.signal }));
+      const call = () => (deps.streamTokens ? streamModel(model, request.messages, deps, turn, id) : model.invoke(promptOf(request.messages), { signal: deps.signal }));
       const output = observed.within ? await observed.within(call) : await call();
       const message = normalizeResponse(output as BaseMessage, id);
       observed.end({ usage: normalizeUsage(message), ...describeResponse(message) });

@@ -7,7 +7,9 @@
  *
  * Variants: no checkpointer (the baseline), MemorySaver, the stock SqliteSaver and
  * PostgresSaver, Keel's checkpointer on SQLite and on PostgreSQL (PostgreSQL variants only
- * when KEEL_TEST_PG_URL, default the local server, is reachable). Per turn = (run of N
+ * when KEEL_TEST_PG_URL, default the local server, is reachable). Keel's checkpointer writes
+ * with a lease fence, as under the run service: its database holds a `keel_runs` row the
+ * fence is checked against in every write's transaction. Per turn = (run of N
  * turns − run of 1 turn) / (N − 1), so startup is subtracted; variants interleaved,
  * repeated, medians; wall time, process CPU time and, with PostgreSQL in the loop,
  * whole-machine CPU time (from /proc/stat, busy jiffies of every core: other processes on
@@ -29,7 +31,9 @@ import { SqliteExecutor } from "../../plugins/store-sql/checkpoints/sqlite-execu
 import { openSqliteHandle } from "../../plugins/store-sql/checkpointer.js";
 import { ScriptedChatModel, type ScriptedAgent } from "../testing/scripted-model.js";
 
-const SIZES = [50, 200, 400, 1000];
+/** `KEEL_BENCH_CHECKPOINT_SIZES` (e.g. `400,1000`) narrows the sizes; `KEEL_BENCH_CHECKPOINT_ONLY` (a substring) the variants (the baseline always runs). */
+const SIZES = (process.env.KEEL_BENCH_CHECKPOINT_SIZES ?? "50,200,400,1000").split(",").map(Number).filter((n) => Number.isInteger(n) && n > 1);
+const ONLY = process.env.KEEL_BENCH_CHECKPOINT_ONLY;
 /** Repeats per size: fewer for the long runs, to keep the suite near six minutes on a shared 2-core machine. */
 const REPEATS: Readonly<Record<number, number>> = { 50: 3, 200: 3, 400: 2, 1000: 1 };
 const PG_URL = process.env.KEEL_TEST_PG_URL ?? "postgres://keel:keel@127.0.0.1:5432/keel";
@@ -40,7 +44,7 @@ function script(turns: number): ScriptedAgent {
 }
 
 /** The loop every variant runs; only the checkpointer differs. */
-async function runLoop(turns: number, checkpointer: BaseCheckpointSaver | undefined, threadId: string): Promise<void> {
+async function runLoop(turns: number, checkpointer: BaseCheckpointSaver | undefined, threadId: string, fence?: BenchFence): Promise<void> {
   const model = new ScriptedChatModel({ script: script(turns) });
   const bound = model.bindTools([{ type: "function", function: { name: "noop", description: "does nothing", parameters: { type: "object", properties: { n: { type: "number" } } } } }] as never);
   const graph = new StateGraph(MessagesAnnotation)
@@ -53,11 +57,23 @@ async function runLoop(turns: number, checkpointer: BaseCheckpointSaver | undefi
     .addConditionalEdges("agent", (s: { messages: BaseMessage[] }) => ((s.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : END))
     .addEdge("tools", "agent")
     .compile(checkpointer ? { checkpointer } : {});
-  await graph.invoke({ messages: [{ role: "user", content: "go" }] }, { configurable: { thread_id: threadId }, recursionLimit: 2 * turns + 10, durability: "sync" });
+  await graph.invoke({ messages: [{ role: "user", content: "go" }] }, { configurable: { thread_id: threadId, ...(fence ? { keel_fence: fence } : {}) }, recursionLimit: 2 * turns + 10, durability: "sync" });
 }
+
+/** The lease fence the run service gives Keel's checkpointer on every write (checked against `keel_runs` in the write's transaction). */
+interface BenchFence {
+  runId: string;
+  epoch: number;
+}
+const FENCE: BenchFence = { runId: "bench-run", epoch: 1 };
+/** The run store's lease row the fence is checked against (the columns the check reads), held far into the future. */
+const RUNS_TABLE_SQL = `CREATE TABLE keel_runs (run_id TEXT PRIMARY KEY, epoch INTEGER NOT NULL, status TEXT NOT NULL, lease_expires_at TEXT)`;
+const RUNS_ROW_SQL = `INSERT INTO keel_runs (run_id, epoch, status, lease_expires_at) VALUES ('${FENCE.runId}', ${FENCE.epoch}, 'running', '2999-01-01T00:00:00.000Z')`;
 
 interface Saver {
   saver: BaseCheckpointSaver | undefined;
+  /** Keel's checkpointer writes fenced, as under the run service. */
+  fence?: BenchFence;
   /** Bytes of checkpoint storage now. */
   storage: () => Promise<number | undefined>;
   close: () => Promise<void>;
@@ -124,8 +140,9 @@ function variants(pgUp: boolean): Variant[] {
       open: async (dir) => {
         const path = join(dir, `keel-${randomUUID()}.db`);
         const handle = openSqliteHandle(path);
+        handle.exec(`${RUNS_TABLE_SQL}; ${RUNS_ROW_SQL}`);
         const saver = new KeelCheckpointSaver(new SqliteExecutor(handle, true));
-        return { saver, storage: async () => (handle.pragma("wal_checkpoint(TRUNCATE)"), fileBytes(path)), close: () => saver.close() };
+        return { saver, fence: FENCE, storage: async () => (handle.pragma("wal_checkpoint(TRUNCATE)"), fileBytes(path)), close: () => saver.close() };
       },
     },
   ];
@@ -154,10 +171,14 @@ function variants(pgUp: boolean): Variant[] {
         usesPg: true,
         open: async () => {
           const db = await pgSchema();
-          const saver = new KeelCheckpointSaver(new PostgresExecutor(pgPool(db.schema), true));
+          const pool = pgPool(db.schema);
+          await pool.query(RUNS_TABLE_SQL);
+          await pool.query(RUNS_ROW_SQL);
+          const saver = new KeelCheckpointSaver(new PostgresExecutor(pool, true));
           await saver.setup();
           return {
             saver,
+            fence: FENCE,
             storage: () => db.size(["keel_ckpt_checkpoints", "keel_ckpt_values", "keel_ckpt_writes"]),
             close: async () => {
               await saver.close();
@@ -221,7 +242,7 @@ export async function benchCheckpoint(
   sizes: readonly number[] = SIZES,
   repeatsOf: (n: number) => number = (n) => REPEATS[n] ?? 3,
   /** A subset of variants by name (the baseline always runs): for quick looks. */
-  only?: (name: string) => boolean,
+  only: ((name: string) => boolean) | undefined = ONLY ? (name) => name.includes(ONLY) : undefined,
 ): Promise<string[]> {
   const started = performance.now();
   const pgUp = await reachable(PG_URL);
@@ -240,12 +261,12 @@ export async function benchCheckpoint(
       const opened = await Promise.all(list.map((v) => v.open(dir)));
       const samples = list.map(() => [] as Sample[]);
       try {
-        for (const [i, s] of opened.entries()) await runLoop(5, s.saver, `warm-${i}`);
+        for (const [i, s] of opened.entries()) await runLoop(5, s.saver, `warm-${i}`, s.fence);
         const storageBefore = await Promise.all(opened.map((s) => s.storage()));
         for (let r = 0; r < repeats; r += 1) {
           for (const [i, s] of opened.entries()) {
-            const long = await measure(() => runLoop(n, s.saver, `n${n}-r${r}-long`));
-            const short = await measure(() => runLoop(1, s.saver, `n${n}-r${r}-short`));
+            const long = await measure(() => runLoop(n, s.saver, `n${n}-r${r}-long`, s.fence));
+            const short = await measure(() => runLoop(1, s.saver, `n${n}-r${r}-short`, s.fence));
             samples[i]!.push({
               wall: (long.wall - short.wall) / (n - 1),
               cpu: (long.cpu - short.cpu) / (n - 1),

@@ -1,3 +1,5 @@
+import { loadavg } from "node:os";
+import { performance } from "node:perf_hooks";
 import { benchAdmission } from "./admission.bench.js";
 import { benchCheckpoint } from "./checkpoint.bench.js";
 import { benchCompose } from "./compose.bench.js";
@@ -19,8 +21,14 @@ const suites: Record<string, () => Promise<string[]>> = {
   memory: benchMemory,
 };
 const only = process.argv.slice(2);
+const started = performance.now();
+const times: string[] = [];
 for (const [name, run] of Object.entries(suites)) {
   if (only.length > 0 && !only.includes(name)) continue;
+  const suiteStarted = performance.now();
   for (const line of await run()) process.stdout.write(`${line}\n`);
+  times.push(`${name} ${((performance.now() - suiteStarted) / 1000).toFixed(0)} s`);
   process.stdout.write("\n");
 }
+// The whole bench must stay under 20 minutes on the development machine (tools/bench/README.md).
+process.stdout.write(`bench time ${((performance.now() - started) / 1000).toFixed(0)} s (${times.join(", ")}); load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}\n`);

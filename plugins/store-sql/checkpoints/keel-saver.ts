@@ -13,7 +13,8 @@
  * on a `pg` Pool). Serialization is the saver's `serde` (JsonPlusSerializer by default),
  * value by value, so values round-trip as with LangGraph's own savers. Writes are
  * committed before `put`/`putWrites` resolve; a write carrying a lease fence
- * (`fence.ts`) is checked against the run store's lease in the same transaction.
+ * (`fence.ts`) is checked against the run store's lease in the same transaction (on
+ * PostgreSQL a `put` or `putWrites` is one statement, one round trip: `postgres-functions.ts`).
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import {
@@ -32,11 +33,24 @@ import {
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import { KeelError } from "../../../kernel/errors.js";
+import { fencingDisabled } from "../../../kernel/ports/fence.js";
 import { diffChannels, type ChannelChange } from "./channel-diff.js";
 import { assertLeaseHeld, fenceOf, type LeaseFence } from "./fence.js";
 import { chainToSnapshot, GroupRebuilder, type ChannelValues, type HeaderLink } from "./rebuild.js";
 import { CHECKPOINTS_TABLE, META_TABLE, schemaSql, VALUES_TABLE, WRITES_TABLE } from "./schema.js";
-import { bytesOf, type SqlExecutor, type SqlParam, type SqlRow, type SqlStatement, type WriteBatch } from "./sql-executor.js";
+import { postgresFunctionsSql } from "./postgres-functions.js";
+import {
+  bytesOf,
+  type CheckpointWrite,
+  type PendingWriteRow,
+  type SqlExecutor,
+  type SqlParam,
+  type SqlRow,
+  type SqlStatement,
+  type ValueRow,
+  type WriteBatch,
+  type WriteJudge,
+} from "./sql-executor.js";
 
 export const DEFAULT_SNAPSHOT_EVERY = 100;
 export const DEFAULT_HEAD_CACHE_SIZE = 256;
@@ -130,7 +144,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
     this.headCacheSize = Math.max(0, options.headCacheSize ?? DEFAULT_HEAD_CACHE_SIZE);
     this.headCacheBytes = Math.max(0, options.headCacheBytes ?? DEFAULT_HEAD_CACHE_BYTES);
     this.now = options.now ?? Date.now;
-    const created = executor.exec(schemaSql(executor.dialect));
+    const created = executor.exec(executor.dialect === "postgres" ? `${schemaSql("postgres")}\n${postgresFunctionsSql}` : schemaSql("sqlite"));
     this.created = created instanceof Promise ? created : Promise.resolve();
     this.created.catch(() => undefined);
     this.ready = this.created;
@@ -263,44 +277,32 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
     const { channel_values: _values, ...header } = prepared;
     const [[type, headerBytes], [metadataType, metadataBytes]] = await Promise.all([this.serde.dumpsTyped(header), this.serde.dumpsTyped(metadata)]);
     if (type !== metadataType) throw new Error("Failed to serialize the checkpoint and its metadata to the same type.");
-    const valueParams: SqlParam[] = [];
-    let valueRows = 0;
+    const valueRows: ValueRow[] = [];
     const channelBytes: Record<string, number> = { ...base?.channelBytes };
     for (const [channel, change] of changes) {
       if (change.op === "same") continue;
-      if (change.op === "unset") delete channelBytes[channel];
-      const row: SqlParam[] = [threadId, ns, prepared.id, snapshotId, channel, change.op, null, null, null, null, fence?.runId ?? null, fence?.epoch ?? null];
+      if (change.op === "unset") {
+        delete channelBytes[channel];
+        valueRows.push({ channel, op: "unset", from: null, keep: null, type: null, value: null });
+      }
       if (change.op === "set") {
-        [row[8], row[9]] = await this.serde.dumpsTyped(change.value);
-        channelBytes[channel] = byteLength(row[9]);
+        const [valueType, bytes] = await this.serde.dumpsTyped(change.value);
+        channelBytes[channel] = bytes.byteLength;
+        valueRows.push({ channel, op: "set", from: null, keep: null, type: valueType, value: bytes });
       }
       if (change.op === "splice") {
-        [row[6], row[7]] = [change.from, change.keep];
-        [row[8], row[9]] = await this.serde.dumpsTyped(change.items);
-        channelBytes[channel] = (channelBytes[channel] ?? 0) + byteLength(row[9]);
+        const [valueType, bytes] = await this.serde.dumpsTyped(change.items);
+        channelBytes[channel] = (channelBytes[channel] ?? 0) + bytes.byteLength;
+        valueRows.push({ channel, op: "splice", from: change.from, keep: change.keep, type: valueType, value: bytes });
       }
-      valueParams.push(...row);
-      valueRows += 1;
     }
-    const statements: SqlStatement[] = [
-      {
-        sql:
-          `INSERT INTO ${CHECKPOINTS_TABLE} (${HEADER_COLUMNS}, run_id, epoch) VALUES (${placeholders(11)}) ` +
-          `ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET parent_checkpoint_id = excluded.parent_checkpoint_id, snapshot_id = excluded.snapshot_id, ` +
-          `depth = excluded.depth, type = excluded.type, header = excluded.header, metadata = excluded.metadata, run_id = excluded.run_id, epoch = excluded.epoch`,
-        params: [threadId, ns, prepared.id, parentId, snapshotId, depth, type, headerBytes, metadataBytes, fence?.runId ?? null, fence?.epoch ?? null],
-      },
-      // A checkpoint put again under its id replaces its rows (as LangGraph's savers replace it).
-      { sql: `DELETE FROM ${VALUES_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`, params: [threadId, ns, prepared.id] },
-    ];
-    if (valueRows > 0) {
-      const row = `(${placeholders(12)})`;
-      statements.push({ sql: `INSERT INTO ${VALUE_INSERT_SQL} VALUES ${Array.from({ length: valueRows }, () => row).join(", ")}`, params: valueParams });
-    }
-    const guard: SqlStatement | undefined = base
-      ? { sql: `SELECT 1 AS one FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND snapshot_id = ?`, params: [threadId, ns, base.checkpointId, base.snapshotId] }
-      : undefined;
-    await this.write({ fence, statements, ...(guard ? { guard } : {}) });
+    const write: CheckpointWrite = {
+      ...(fence ? { fence } : {}),
+      ...(base ? { base: { checkpointId: base.checkpointId, snapshotId: base.snapshotId } } : {}),
+      checkpoint: { threadId, ns, checkpointId: prepared.id, parentId, snapshotId, depth, type, header: headerBytes, metadata: metadataBytes },
+      values: valueRows,
+    };
+    await this.executor.putCheckpoint(write, this.judge(fence));
     const bytes = Object.values(channelBytes).reduce((sum, n) => sum + n, 0);
     this.remember(put.key, { checkpointId: prepared.id, snapshotId, depth, values, channelBytes, bytes });
   }
@@ -317,29 +319,14 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
     if (!checkpointId) throw new Error(`Failed to put writes: the RunnableConfig has no "checkpoint_id" in its "configurable" property.`);
     const ns = String(config.configurable?.checkpoint_ns ?? "");
     const fence = fenceOf(config);
-    const statements: SqlStatement[] = [];
-    const columns = "thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, value, task_path, run_id, epoch";
-    const key = "(thread_id, checkpoint_ns, checkpoint_id, task_id, idx)";
-    const ordinary: SqlParam[] = [];
+    const rows: PendingWriteRow[] = [];
     for (const [idx, [channel, value]] of writes.entries()) {
       const [type, bytes] = await this.serde.dumpsTyped(value);
       const special = WRITES_IDX_MAP[channel];
-      const row: SqlParam[] = [threadId, ns, checkpointId, taskId, special || idx, channel, type, bytes, taskPath ?? "", fence?.runId ?? null, fence?.epoch ?? null];
-      if (special === undefined) {
-        ordinary.push(...row);
-        continue;
-      }
-      // Special writes (errors, interrupts, …) replace, in order; ordinary ones are written once.
-      statements.push({
-        sql: `INSERT INTO ${WRITES_TABLE} (${columns}) VALUES (${placeholders(11)}) ON CONFLICT ${key} DO UPDATE SET channel = excluded.channel, type = excluded.type, value = excluded.value, task_path = excluded.task_path, run_id = excluded.run_id, epoch = excluded.epoch`,
-        params: row,
-      });
+      rows.push({ idx: special || idx, channel, type, value: bytes, special: special !== undefined });
     }
-    if (ordinary.length > 0) {
-      const rows = Array.from({ length: ordinary.length / 11 }, () => `(${placeholders(11)})`).join(", ");
-      statements.unshift({ sql: `INSERT INTO ${WRITES_TABLE} (${columns}) VALUES ${rows} ON CONFLICT ${key} DO NOTHING`, params: ordinary });
-    }
-    if (statements.length > 0) await this.write({ fence, statements });
+    if (rows.length === 0) return;
+    await this.executor.putPendingWrites({ ...(fence ? { fence } : {}), threadId, ns, checkpointId, taskId, taskPath: taskPath ?? "", rows }, this.judge(fence));
   }
 
   // ---- thread operations ---------------------------------------------------------------
@@ -452,11 +439,19 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
   // ---- internals -----------------------------------------------------------------------
 
   private async write(batch: WriteBatch): Promise<void> {
-    const fence: LeaseFence | undefined = batch.fence;
-    await this.executor.write(batch, ({ lease, guard }) => {
-      if (fence) assertLeaseHeld(fence, lease, new Date((fence.now ?? this.now)()).toISOString());
-      if (!guard) throw new StaleHead();
-    });
+    await this.executor.write(batch, (reads) => this.judge(batch.fence).check(reads));
+  }
+
+  /** Refuses a write whose fence's lease is not held (KEEL_ERR_LEASE_FENCED) or whose guard found nothing (StaleHead). */
+  private judge(fence: LeaseFence | undefined): WriteJudge {
+    const nowIso = () => new Date((fence?.now ?? this.now)()).toISOString();
+    return {
+      check: ({ lease, guard }) => {
+        if (fence) assertLeaseHeld(fence, lease, nowIso());
+        if (!guard) throw new StaleHead();
+      },
+      rule: () => ({ nowIso: nowIso(), enforce: !fencingDisabled() }),
+    };
   }
 
   /** Cache a thread's head, newest last; the least recently written go while over `headCacheSize` threads or `headCacheBytes`. */
@@ -570,10 +565,4 @@ function toLinks(rows: readonly SqlRow[]): Map<string, HeaderLink> {
   return new Map(
     rows.map((r) => [String(r.checkpoint_id), { checkpointId: String(r.checkpoint_id), parentId: r.parent_checkpoint_id == null ? null : String(r.parent_checkpoint_id), snapshotId: String(r.snapshot_id) }]),
   );
-}
-
-/** Bytes of a serialized value (`dumpsTyped` gives a Uint8Array; a string is counted in UTF-8). */
-function byteLength(data: SqlParam): number {
-  if (data instanceof Uint8Array) return data.byteLength;
-  return typeof data === "string" ? Buffer.byteLength(data, "utf8") : 0;
 }

@@ -10,7 +10,20 @@
  */
 import { RUNS_TABLE } from "../entities.js";
 import { reportUnreachable } from "../store-unavailable.js";
-import { NO_RUN_STORE, type LeaseRow, type SqlExecutor, type SqlParam, type SqlRow, type WriteBatch, type WriteReads } from "./sql-executor.js";
+import { PUT_CALL, PUT_WRITES_CALL } from "./postgres-functions.js";
+import {
+  NO_RUN_STORE,
+  type CheckpointWrite,
+  type LeaseFence,
+  type LeaseRow,
+  type PendingWritesWrite,
+  type SqlExecutor,
+  type SqlParam,
+  type SqlRow,
+  type WriteBatch,
+  type WriteJudge,
+  type WriteReads,
+} from "./sql-executor.js";
 
 /** The part of `pg`'s API used here. */
 export interface PgClient {
@@ -78,7 +91,7 @@ export class PostgresExecutor implements SqlExecutor {
   ) {
     this.pool = Promise.resolve(pool);
     this.pool.catch(() => undefined);
-    reportUnreachable(this as PostgresExecutor, ["all", "write", "exec"]);
+    reportUnreachable(this as PostgresExecutor, ["all", "write", "putCheckpoint", "putPendingWrites", "exec"]);
   }
 
   async all(sql: string, params: readonly SqlParam[]): Promise<SqlRow[]> {
@@ -112,6 +125,61 @@ export class PostgresExecutor implements SqlExecutor {
     } finally {
       release(broken ?? lost());
     }
+  }
+
+  /** One round trip: the `keel_ckpt_put_v1` function checks the fence and the base and writes the rows in one statement (`postgres-functions.ts`). */
+  async putCheckpoint(write: CheckpointWrite, judge: WriteJudge): Promise<void> {
+    const { checkpoint: c, values } = write;
+    const params: unknown[] = [
+      ...this.fenceParams(write.fence, judge),
+      write.base?.checkpointId ?? null,
+      write.base?.snapshotId ?? null,
+      ...[c.threadId, c.ns, c.checkpointId, c.parentId, c.snapshotId, c.depth, c.type, c.header, c.metadata],
+      values.map((v) => v.channel),
+      values.map((v) => v.op),
+      values.map((v) => v.from),
+      values.map((v) => v.keep),
+      values.map((v) => v.type),
+      values.map((v) => v.value),
+    ];
+    const row = (await (await this.pool).query(PUT_CALL, params)).rows[0]!;
+    if (row.o_written !== true) this.refused(write.fence, row, judge, row.o_guard === true);
+  }
+
+  /** One round trip, likewise (`keel_ckpt_put_writes_v1`). */
+  async putPendingWrites(write: PendingWritesWrite, judge: WriteJudge): Promise<void> {
+    const { rows } = write;
+    const params: unknown[] = [
+      ...this.fenceParams(write.fence, judge),
+      ...[write.threadId, write.ns, write.checkpointId, write.taskId, write.taskPath],
+      rows.map((r) => r.idx),
+      rows.map((r) => r.channel),
+      rows.map((r) => r.type),
+      rows.map((r) => r.value),
+      rows.map((r) => r.special),
+    ];
+    const row = (await (await this.pool).query(PUT_WRITES_CALL, params)).rows[0]!;
+    if (row.o_written !== true) this.refused(write.fence, row, judge, true);
+  }
+
+  /** Fence, epoch, the holder's clock and the switch, as the functions take them (nulls: an unfenced write). */
+  private fenceParams(fence: LeaseFence | undefined, judge: WriteJudge): unknown[] {
+    if (!fence) return [null, null, null, true];
+    const { nowIso, enforce } = judge.rule();
+    return [fence.runId, fence.epoch, nowIso, enforce];
+  }
+
+  /** The function wrote nothing: the judge says why (it throws); a refusal it would not explain is a bug in keeping the two rules in step. */
+  private refused(fence: LeaseFence | undefined, row: SqlRow, judge: WriteJudge, guard: boolean): never {
+    const lease: WriteReads["lease"] = !fence
+      ? undefined
+      : row.o_has_runs !== true
+        ? NO_RUN_STORE
+        : row.o_lease_found === true
+          ? { epoch: Number(row.o_epoch), status: String(row.o_status), leaseExpiresAt: row.o_expires == null ? null : String(row.o_expires) }
+          : undefined;
+    judge.check({ lease, guard });
+    throw new Error("checkpoint write refused by the database although the saver's lease rule holds (the two rules differ)");
   }
 
   /** DDL under a transaction-scoped advisory lock: workers starting together create the tables one after the other. */

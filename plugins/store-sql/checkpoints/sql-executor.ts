@@ -46,6 +46,70 @@ export interface LeaseRow {
   leaseExpiresAt: string | null;
 }
 
+/** One checkpoint's header row (`keel_ckpt_checkpoints`). */
+export interface CheckpointRow {
+  threadId: string;
+  ns: string;
+  checkpointId: string;
+  parentId: string | null;
+  snapshotId: string;
+  depth: number;
+  type: string;
+  header: Uint8Array;
+  metadata: Uint8Array;
+}
+
+/** One changed channel of a checkpoint (`keel_ckpt_values`): `set`, `splice` or `unset`. */
+export interface ValueRow {
+  channel: string;
+  op: "set" | "splice" | "unset";
+  from: number | null;
+  keep: number | null;
+  type: string | null;
+  value: Uint8Array | null;
+}
+
+/** A `put`: the header, the changed channels (replacing any rows the checkpoint had) and, for a delta, the base it was computed against. */
+export interface CheckpointWrite {
+  fence?: LeaseFence;
+  /** The parent the delta is based on: it must still be in the database with this snapshot id, or nothing is written (the guard). */
+  base?: { checkpointId: string; snapshotId: string };
+  checkpoint: CheckpointRow;
+  values: readonly ValueRow[];
+}
+
+/** One pending write (`keel_ckpt_writes`); `special` (errors, interrupts, …: a negative `idx`) replaces, an ordinary one is written once. */
+export interface PendingWriteRow {
+  idx: number;
+  channel: string;
+  type: string;
+  value: Uint8Array;
+  special: boolean;
+}
+
+/** A `putWrites`: one task's writes on one checkpoint, in order. */
+export interface PendingWritesWrite {
+  fence?: LeaseFence;
+  threadId: string;
+  ns: string;
+  checkpointId: string;
+  taskId: string;
+  taskPath: string;
+  rows: readonly PendingWriteRow[];
+}
+
+/**
+ * How the saver judges a write. `check` throws to refuse (the lease no longer held, the
+ * guard's row gone) given what the transaction read: called inside the transaction, or —
+ * where the database decides within the write's one statement (PostgreSQL) — after a
+ * write it refused, to say why. `rule` is the lease rule as data for that statement.
+ */
+export interface WriteJudge {
+  check(reads: WriteReads): void;
+  /** The lease holder's clock now (ISO-8601, compared as text with `lease_expires_at`) and whether refusals are enforced (false under the test-only switch). */
+  rule(): { nowIso: string; enforce: boolean };
+}
+
 export interface SqlExecutor {
   readonly dialect: SqlDialect;
   /** Rows of one read. */
@@ -57,6 +121,10 @@ export interface SqlExecutor {
    * `check` throws.
    */
   write(batch: WriteBatch, check: (reads: WriteReads) => void): void | Promise<void>;
+  /** A `put`'s rows: one transaction (SQLite) or one statement (PostgreSQL), judged as `write` judges. */
+  putCheckpoint(write: CheckpointWrite, judge: WriteJudge): void | Promise<void>;
+  /** A `putWrites`' rows, likewise. */
+  putPendingWrites(write: PendingWritesWrite, judge: WriteJudge): void | Promise<void>;
   /** DDL, run once at start (several statements separated by `;`). */
   exec(sql: string): void | Promise<void>;
   close(): void | Promise<void>;

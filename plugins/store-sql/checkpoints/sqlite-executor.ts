@@ -6,7 +6,19 @@
  */
 import { RUNS_TABLE } from "../entities.js";
 import { retryWhileBusy } from "../sqlite-busy.js";
-import { NO_RUN_STORE, type LeaseRow, type SqlExecutor, type SqlParam, type SqlRow, type WriteBatch, type WriteReads } from "./sql-executor.js";
+import {
+  NO_RUN_STORE,
+  type CheckpointWrite,
+  type LeaseRow,
+  type PendingWritesWrite,
+  type SqlExecutor,
+  type SqlParam,
+  type SqlRow,
+  type WriteBatch,
+  type WriteJudge,
+  type WriteReads,
+} from "./sql-executor.js";
+import { checkpointBatch, pendingWritesBatch } from "./write-statements.js";
 
 /** The part of better-sqlite3's API used here (the package ships no types of its own). */
 export interface BetterSqliteStatement {
@@ -50,6 +62,15 @@ export class SqliteExecutor implements SqlExecutor {
   /** Synchronous unless the file's write lock is still taken after busy_timeout: then retried (sqlite-busy.ts) and a promise. */
   write(batch: WriteBatch, check: (reads: WriteReads) => void): void | Promise<void> {
     return retryWhileBusy(() => this.apply(batch, check));
+  }
+
+  /** One `BEGIN IMMEDIATE` transaction (`write-statements.ts`), judged inside it. */
+  putCheckpoint(write: CheckpointWrite, judge: WriteJudge): void | Promise<void> {
+    return this.write(checkpointBatch(write), (reads) => judge.check(reads));
+  }
+
+  putPendingWrites(write: PendingWritesWrite, judge: WriteJudge): void | Promise<void> {
+    return this.write(pendingWritesBatch(write), (reads) => judge.check(reads));
   }
 
   exec(sql: string): void {
