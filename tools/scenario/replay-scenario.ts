@@ -2,6 +2,7 @@ import type { ReportMessage, RunReportV1 } from "../../contracts/run-report/v1.j
 import type { AgentScript, ScenarioV1, ScriptedTurn, ToolFixture } from "../../contracts/scenario/v1.js";
 import type { StackV1 } from "../../contracts/stack/v1.js";
 import { KeelError } from "../../kernel/errors.js";
+import { BUILTIN_STACKS, readStack } from "../stacks/load-stack.js";
 import { scriptedBashOf } from "./tool-fixtures.js";
 
 /** The tool a child ends with; never a fixture (the kernel handles it). */
@@ -44,9 +45,9 @@ export function reportToScenario(report: RunReportV1, options: ReplayScenarioOpt
     const turns: ScriptedTurn[] = [];
     for (let i = 1; i < requests.length; i++) {
       const answer = lastAssistant(requests[i]!.messages);
-      turns.push(answer ? toTurn(answer) : {});
+      turns.push(answer ? toTurn(answer, agent, turns.length + 1) : {});
     }
-    turns.push(finalAnswer(report, agent));
+    turns.push(finalAnswer(report, agent, turns.length + 1));
     agentPaths[agent] = { turns, then: "stop" };
     // Tool results: the last request of an agent holds all but its final turn's; the lead's `messages` hold all.
     const messages = agent === "lead" ? [...requests.flatMap((r) => r.messages), ...report.messages] : requests.flatMap((r) => r.messages);
@@ -89,8 +90,17 @@ function commandOf(report: RunReportV1, fixture: ToolFixture): string | undefine
   return undefined;
 }
 
-/** The recorded composition as an inline stack (the plugins in their composed order). */
-function recordedStack(report: RunReportV1): StackV1 {
+/**
+ * The stack the run was recorded on: the built-in stack with exactly the recorded lead
+ * plugins (its options come with it), else the recorded composition as an inline stack (the
+ * plugins in their composed order, with their default options: the report keeps no options).
+ */
+function recordedStack(report: RunReportV1): string | StackV1 {
+  const recorded = [...report.composition.lead].sort().join(",");
+  for (const name of BUILTIN_STACKS) {
+    const plugins = readStack(name).stack.plugins.map((p) => (typeof p === "string" ? p : "name" in p ? p.name : p.module));
+    if ([...plugins].sort().join(",") === recorded) return name;
+  }
   const stack: StackV1 = { name: "recorded", plugins: [...report.composition.lead] };
   if (report.composition.subagent) stack.subagentStack = { name: "recorded-subagent", plugins: [...report.composition.subagent] };
   return stack;
@@ -100,18 +110,30 @@ function lastAssistant(messages: readonly ReportMessage[]): ReportMessage | unde
   return [...messages].reverse().find((m) => m.role === "assistant" && !m.hidden);
 }
 
-function toTurn(message: ReportMessage): ScriptedTurn {
+/**
+ * A recorded answer as a scripted turn. A tool call id is kept unless it is the one the
+ * scripted model gives anyway (a recorded scenario's), so the model's usage estimate, which
+ * counts the script's tool calls, stays what it was.
+ */
+function toTurn(message: ReportMessage, agent: string, turnNumber: number): ScriptedTurn {
   const turn: ScriptedTurn = {};
   if (message.content !== "") turn.content = message.content;
-  if (message.toolCalls && message.toolCalls.length > 0) turn.toolCalls = message.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args }));
+  if (message.toolCalls && message.toolCalls.length > 0) {
+    turn.toolCalls = message.toolCalls.map((c, i) => (c.id === scriptedCallId(agent, turnNumber, i) ? { name: c.name, args: c.args } : { id: c.id, name: c.name, args: c.args }));
+  }
   return turn;
 }
 
+/** The id the scripted model gives the `index`-th call of a turn without one. */
+function scriptedCallId(agent: string, turnNumber: number, index: number): string {
+  return `call_${agent.replace(/\//g, "_")}_${turnNumber}_${index + 1}`;
+}
+
 /** An agent's answer after its last model request: the lead's last message, or a child's return rebuilt from its delegation. */
-function finalAnswer(report: RunReportV1, agent: string): ScriptedTurn {
+function finalAnswer(report: RunReportV1, agent: string, turnNumber: number): ScriptedTurn {
   if (agent === "lead") {
     const last = lastAssistant(report.messages);
-    return last ? toTurn(last) : { content: report.outcome.text };
+    return last ? toTurn(last, agent, turnNumber) : { content: report.outcome.text };
   }
   const taskId = agent.slice(agent.lastIndexOf("/") + 1);
   const delegation = report.delegations.find((d) => d.id === taskId) as { status?: string; resultBrief?: string } | undefined;
