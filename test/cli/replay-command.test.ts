@@ -35,8 +35,9 @@ const delegating: ScenarioV1 = {
     },
     "general-purpose": {
       turns: [
-        { toolCalls: [{ name: "write_file", args: { path: "summary.md", content: "3 notes\n" } }] },
-        { toolCalls: [{ name: "return_result", args: { status: "succeeded", text: "Wrote summary.md [r1 write_file].", completedSteps: ["write summary.md"], missingSteps: [] } }] },
+        // Usage a real model reported: the replay takes it from the recorded task events, not from an estimate.
+        { toolCalls: [{ name: "write_file", args: { path: "summary.md", content: "3 notes\n" } }], usage: { input_tokens: 700, output_tokens: 40 } },
+        { usage: { input_tokens: 900, output_tokens: 60 }, toolCalls: [{ name: "return_result", args: { status: "succeeded", text: "Wrote summary.md [r1 write_file].", completedSteps: ["write summary.md"], missingSteps: [] } }] },
       ],
     },
   },
@@ -100,6 +101,10 @@ describe("keel replay --report", () => {
     // The child's write ran again, so the workspace holds what it wrote (and no notes.md).
     expect(Object.keys(out.report.workspace.files)).toEqual(["summary.md"]);
     expect(out.report.workspace.files["summary.md"]).toEqual(delegatingReport.workspace.files["summary.md"]);
+    // The child spent what it did in the recording (700+900 in, 40+60 out).
+    const childUsage = (r: RunReportV1) => (r.delegations[0] as { usage?: unknown }).usage;
+    expect(childUsage(delegatingReport)).toEqual({ inputTokens: 1600, outputTokens: 100, totalTokens: 1700 });
+    expect(childUsage(out.report)).toEqual(childUsage(delegatingReport));
     // Every model request of every agent is what the recording sent.
     expect(out.report.modelRequests).toEqual(delegatingReport.modelRequests);
   }, 30_000);

@@ -48,6 +48,8 @@ export function reportToScenario(report: RunReportV1, options: ReplayScenarioOpt
       turns.push(answer ? toTurn(answer, agent, turns.length + 1) : {});
     }
     turns.push(finalAnswer(report, agent, turns.length + 1));
+    const usage = childUsagePerTurn(report, agent);
+    if (usage && usage.length === turns.length) turns.forEach((turn, i) => (turn.usage = usage[i]!));
     agentPaths[agent] = { turns, then: "stop" };
     // Tool results: the last request of an agent holds all but its final turn's; the lead's `messages` hold all.
     const messages = agent === "lead" ? [...requests.flatMap((r) => r.messages), ...report.messages] : requests.flatMap((r) => r.messages);
@@ -104,6 +106,25 @@ function recordedStack(report: RunReportV1): string | StackV1 {
   const stack: StackV1 = { name: "recorded", plugins: [...report.composition.lead] };
   if (report.composition.subagent) stack.subagentStack = { name: "recorded-subagent", plugins: [...report.composition.subagent] };
   return stack;
+}
+
+/**
+ * A child's token usage per model call, from its `task` events (one `running` event per call,
+ * cumulative usage), so the replayed child spends what the recorded one did. The lead's
+ * per-call usage is not in the report: its scripted model estimates it again.
+ */
+function childUsagePerTurn(report: RunReportV1, agent: string): Array<{ input_tokens: number; output_tokens: number }> | undefined {
+  if (agent === "lead") return undefined;
+  const totals: Array<{ inputTokens: number; outputTokens: number }> = [];
+  for (const e of report.events) {
+    const data = e.data as { phase?: string; agent?: string; usage?: { inputTokens: number; outputTokens: number } } | null;
+    if (e.event === "task" && data?.phase === "running" && data.agent === agent && data.usage) totals.push(data.usage);
+  }
+  if (totals.length === 0) return undefined;
+  return totals.map((t, i) => ({
+    input_tokens: Math.max(0, t.inputTokens - (totals[i - 1]?.inputTokens ?? 0)),
+    output_tokens: Math.max(0, t.outputTokens - (totals[i - 1]?.outputTokens ?? 0)),
+  }));
 }
 
 function lastAssistant(messages: readonly ReportMessage[]): ReportMessage | undefined {
