@@ -142,6 +142,35 @@ describe("keel replay --report", () => {
     expect(out.divergence.reason).toMatch(/^message \d+ differs: recorded nothing, replayed hidden user `\[LOOP WARNING\]/);
   }, 30_000);
 
+  it("names the turn whose call a guard of the replay's stack refused", async () => {
+    // Recorded without read-before-write: the second write of notes.md, made without a read, went through.
+    const overwriting: ScenarioV1 = {
+      contract: "scenario",
+      version: 1,
+      name: "replay-overwriting",
+      stack: { name: "plain", plugins: ["workspace"] },
+      input: "Draft notes.md twice.",
+      agents: {
+        lead: {
+          turns: [
+            { toolCalls: [{ name: "write_file", args: { path: "notes.md", content: "draft 1\n" } }] },
+            { toolCalls: [{ name: "write_file", args: { path: "notes.md", content: "draft 2\n" } }] },
+            { content: "Drafted." },
+          ],
+        },
+      },
+    };
+    const recorded = save("overwriting.report.json", await runScenario(overwriting, { reportVersion: 1 }));
+    const guarded = save("guarded.stack.json", { name: "guarded", plugins: ["workspace", "read-before-write"] });
+    const io = captureIO();
+    expect(await main(["replay", "--report", recorded, "--stack", guarded, "--json"], io)).toBe(0);
+    const out = io.json();
+    expect(out.same).toBe(true);
+    expect(out.divergence.agent).toBe("lead");
+    expect(out.divergence.turn).toBe(2);
+    expect(out.divergence.reason).toMatch(/^the result of write_file call call_lead_2_1 differs: recorded tool `.*`, replayed tool \(error\) `write_file refused/);
+  }, 30_000);
+
   it("--export writes a scenario@1 that `keel run` accepts and that reproduces the recorded outcome", async () => {
     const exported = join(dir, "regression.scenario.json");
     const io = captureIO();

@@ -38,12 +38,15 @@ function requestsOf(report: RunReportV1): Map<string, Map<number, Request>> {
 const short = (text: string) => (text.length > 80 ? `${text.slice(0, 80)}…` : text);
 const messageKey = (m: ReportMessage) => JSON.stringify([m.role, m.content, m.hidden, m.toolCalls?.map((c) => [c.name, c.args]) ?? [], m.status ?? null]);
 
-/** Why two model requests of the same agent and turn differ, or undefined when they do not. */
-function requestDifference(recorded: Request, replayed: Request): string | undefined {
+/**
+ * Why two model requests of the same agent and turn differ, or undefined when they do not.
+ * `earlier` marks a difference in a tool result: it belongs to the previous turn's calls.
+ */
+function requestDifference(recorded: Request, replayed: Request): { reason: string; earlier?: true } | undefined {
   if (JSON.stringify(recorded.tools) !== JSON.stringify(replayed.tools)) {
-    if (replayed.tools.length === 0) return "the replay forced a final answer (no tools offered); the recording offered tools";
-    if (recorded.tools.length === 0) return "the recording forced a final answer (no tools offered); the replay offered tools";
-    return `tools offered differ: recorded [${recorded.tools.join(", ")}], replayed [${replayed.tools.join(", ")}]`;
+    if (replayed.tools.length === 0) return { reason: "the replay forced a final answer (no tools offered); the recording offered tools" };
+    if (recorded.tools.length === 0) return { reason: "the recording forced a final answer (no tools offered); the replay offered tools" };
+    return { reason: `tools offered differ: recorded [${recorded.tools.join(", ")}], replayed [${replayed.tools.join(", ")}]` };
   }
   const n = Math.max(recorded.messages.length, replayed.messages.length);
   for (let i = 0; i < n; i++) {
@@ -51,7 +54,11 @@ function requestDifference(recorded: Request, replayed: Request): string | undef
     const b = replayed.messages[i];
     if (a && b && messageKey(a) === messageKey(b)) continue;
     const describe = (m: ReportMessage | undefined) => (m === undefined ? "nothing" : `${m.hidden ? "hidden " : ""}${m.role}${m.status === "error" ? " (error)" : ""} \`${short(m.content)}\``);
-    return `message ${i + 1} differs: recorded ${describe(a)}, replayed ${describe(b)}`;
+    if (a?.role === "tool" && b?.role === "tool" && a.toolCallId === b.toolCallId) {
+      const call = [...replayed.messages.slice(0, i)].reverse().flatMap((m) => m.toolCalls ?? []).find((c) => c.id === b.toolCallId);
+      return { reason: `the result of ${call ? `${call.name} call ` : "call "}${b.toolCallId} differs: recorded ${describe(a)}, replayed ${describe(b)}`, earlier: true };
+    }
+    return { reason: `message ${i + 1} differs: recorded ${describe(a)}, replayed ${describe(b)}` };
   }
   return undefined;
 }
@@ -91,7 +98,7 @@ export function compareReplay(recorded: RunReportV1, replayed: RunReportV1): Rep
         return { same, divergence: { agent, turn, reason } };
       }
       const difference = requestDifference(ra, rb);
-      if (difference) return { same, divergence: { agent, turn, reason: difference } };
+      if (difference) return { same, divergence: { agent, turn: difference.earlier && turn > 1 ? turn - 1 : turn, reason: difference.reason } };
     }
   }
   if (!same) return { same, divergence: { agent: "lead", turn: Math.max(recorded.turns.lead ?? 0, replayed.turns.lead ?? 0), reason: "the final answers differ" } };
