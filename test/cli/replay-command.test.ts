@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -169,6 +169,39 @@ describe("keel replay --report", () => {
     expect(out.divergence.agent).toBe("lead");
     expect(out.divergence.turn).toBe(2);
     expect(out.divergence.reason).toMatch(/^the result of write_file call call_lead_2_1 differs: recorded tool `.*`, replayed tool \(error\) `write_file refused/);
+  }, 30_000);
+
+  it("--workspace DIR seeds the workspace the recorded run started from, so its edits land again", async () => {
+    const editing: ScenarioV1 = {
+      contract: "scenario",
+      version: 1,
+      name: "replay-editing",
+      stack: { name: "plain", plugins: ["workspace"] },
+      input: "Update notes.md.",
+      workspace: { files: { "notes.md": "old line\n", "docs/keep.md": "kept\n" } },
+      agents: { lead: { turns: [{ toolCalls: [{ name: "str_replace", args: { path: "notes.md", oldText: "old", newText: "new" } }] }, { content: "Updated." }] } },
+    };
+    const report = (await runScenario(editing, { reportVersion: 1 })) as RunReportV1;
+    expect(report.messages.find((m) => m.role === "tool")?.status).toBe("success");
+    const file = save("editing.report.json", report);
+
+    // Without the initial workspace the edit has no file to change: the recorded result stands, the file does not.
+    const bare = captureIO();
+    expect(await main(["replay", "--report", file, "--json"], bare)).toBe(0);
+    expect(bare.json().report.workspace.files).toEqual({});
+
+    const initial = join(dir, "initial-workspace");
+    mkdirSync(join(initial, "docs"), { recursive: true });
+    writeFileSync(join(initial, "notes.md"), "old line\n");
+    writeFileSync(join(initial, "docs", "keep.md"), "kept\n");
+    const seeded = captureIO();
+    expect(await main(["replay", "--report", file, "--workspace", initial, "--json"], seeded)).toBe(0);
+    expect(seeded.json().same).toBe(true);
+    expect(seeded.json().report.workspace.files).toEqual(report.workspace.files);
+
+    const missing = captureIO();
+    expect(await main(["replay", "--report", file, "--workspace", join(dir, "nowhere"), "--json"], missing)).toBe(2);
+    expect(missing.json().error).toMatchObject({ code: "KEEL_ERR_CLI_FILE" });
   }, 30_000);
 
   it("--export writes a scenario@1 that `keel run` accepts and that reproduces the recorded outcome", async () => {

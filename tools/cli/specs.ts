@@ -58,7 +58,7 @@ export const RUN_SPEC = {
 
 export const REPLAY_SPEC = {
   name: "replay",
-  usage: "usage: keel replay (THREAD/RUN --url URL [--api-key KEY] | --report FILE) [--stack STACK] [--plugin FILE]... [--export FILE] [--json]",
+  usage: "usage: keel replay (THREAD/RUN --url URL [--api-key KEY] | --report FILE) [--stack STACK] [--plugin FILE]... [--workspace DIR] [--export FILE] [--json]",
   summary:
     "Replay a recorded run deterministically: its report (model answers, tool results) becomes a scenario@1 (a script per agent path, every tool result a fixture), run on the same stack or another one; both outcomes are printed side by side with the first turn where the replay diverged.",
   flags: {
@@ -67,6 +67,7 @@ export const REPLAY_SPEC = {
     report: { value: "FILE", description: "replay a saved run report (run-report@1 or @2, e.g. `keel run SCENARIO --json`) instead of fetching one" },
     stack: { value: "STACK", default: "the recorded composition", description: "replay on this stack: a built-in name or a stack@1 file" },
     plugin: PLUGIN_FLAG,
+    workspace: { value: "DIR", default: "empty", description: "the workspace the recorded run started from: every file under DIR seeds the replay's workspace (a report keeps only the final files' hashes)" },
     export: { value: "FILE", description: "also write the replay's scenario@1 to FILE (`keel run FILE` runs it again, e.g. as a regression test)" },
     json: JSON_FLAG,
   },

@@ -1,5 +1,5 @@
-import { writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
 import { validate } from "../../../contracts/registry.js";
 import type { RunReportV1 } from "../../../contracts/run-report/v1.js";
 import type { StatusV2 } from "../../../contracts/status/v2.js";
@@ -30,7 +30,9 @@ export async function replayCommand(args: string[], io: CommandIO): Promise<numb
     const { values, positionals } = parseSpecArgs(args, REPLAY_SPEC);
     const recorded = await loadRecording(values, positionals, io.cwd);
     const stack = values.stack === undefined ? undefined : isStackPath(values.stack) ? resolve(io.cwd, values.stack) : values.stack;
-    const scenario = assertScenario(reportToScenario(recorded, stack === undefined ? {} : { stack }), "the replay's scenario");
+    const converted = reportToScenario(recorded, stack === undefined ? {} : { stack });
+    if (values.workspace !== undefined) converted.workspace = { files: readWorkspaceDir(resolve(io.cwd, values.workspace), values.workspace) };
+    const scenario = assertScenario(converted, "the replay's scenario");
     let exported: string | undefined;
     if (values.export !== undefined) {
       exported = resolve(io.cwd, values.export);
@@ -62,6 +64,27 @@ export async function replayCommand(args: string[], io: CommandIO): Promise<numb
   } catch (error) {
     return failUsage(io, json, error);
   }
+}
+
+/** Every regular file under `dir` (UTF-8), by its POSIX path relative to `dir`. */
+function readWorkspaceDir(dir: string, label: string): Record<string, string> {
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    // Reported below.
+  }
+  if (!isDir) throw new KeelError("KEEL_ERR_CLI_FILE", `--workspace \`${label}\` is not a directory`);
+  const files: Record<string, string> = {};
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = join(at, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) files[relative(dir, full).split(sep).join("/")] = readFileSync(full, "utf8");
+    }
+  };
+  walk(dir);
+  return files;
 }
 
 type Values = { url?: string; "api-key"?: string; report?: string };
