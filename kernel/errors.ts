@@ -306,6 +306,14 @@ export const ERRORS = {
     description: "A file named on the command line is not valid JSON.",
     solve: "Fix the JSON syntax at the reported position.",
   },
+  KEEL_ERR_REPLAY_REPORT: {
+    description: "`keel replay` was given something it cannot replay: not a run report (run-report@1 or @2; the message names the JSON pointer), or a report without the lead's model requests.",
+    solve: "Pass the report of a finished run: `GET /threads/THREAD/runs/RUN/report` of `keel serve`, or `keel run SCENARIO --json` saved to a file.",
+  },
+  KEEL_ERR_REPLAY_FETCH: {
+    description: "`keel replay THREAD/RUN --url URL` could not fetch the run's report: the server is unreachable or answered an error (404 before the run finished, 401/403 without the right API key).",
+    solve: "Check --url, pass --api-key (or KEEL_API_KEY) when the server has keys, and wait until the run has finished.",
+  },
   KEEL_ERR_CONTRACTS_BASE: {
     description: "`keel contracts check --base` names neither a directory holding `schemas/` nor a git ref of the current repository.",
     solve: "Pass a checkout directory (`--base ../main`) or a ref git knows (`--base origin/main`; in CI fetch it first, e.g. `git fetch origin main`).",

@@ -71,6 +71,22 @@ export const ScriptedFault = Type.Object(
 );
 export type ScriptedFault = Static<typeof ScriptedFault>;
 
+/**
+ * A recorded tool result (`keel replay`): the call `toolCallId` of agent `agent` gets this
+ * output instead of running its tool (file-writing tools still run, so the workspace follows).
+ */
+export const ToolFixture = Type.Object(
+  {
+    agent: Type.String({ minLength: 1 }),
+    toolCallId: Type.String({ minLength: 1 }),
+    tool: Type.String({ minLength: 1 }),
+    content: Type.String(),
+    status: Type.Optional(Type.Enum(["success", "error"])),
+  },
+  { additionalProperties: false },
+);
+export type ToolFixture = Static<typeof ToolFixture>;
+
 export const ScenarioV1 = Type.Object(
   {
     contract: Type.Literal("scenario"),
@@ -83,6 +99,10 @@ export const ScenarioV1 = Type.Object(
     input: Type.String(),
     workspace: Type.Optional(Type.Object({ files: Type.Record(Type.String(), Type.String()) }, { additionalProperties: false })),
     agents: AgentScripts,
+    /** Scripts per agent path (`lead/<taskToolCallId>`): a child with its own entry uses it instead of its type's script in `agents`. */
+    agentPaths: Type.Optional(Type.Record(Type.String({ minLength: 1 }), AgentScript)),
+    /** Recorded tool results, used instead of running the tools they name. */
+    toolResults: Type.Optional(Type.Array(ToolFixture)),
     bash: Type.Optional(Type.Array(ScriptedBash)),
     faults: Type.Optional(Type.Array(ScriptedFault)),
   },

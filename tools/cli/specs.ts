@@ -56,6 +56,38 @@ export const RUN_SPEC = {
   examples: ["keel run tools/demo/demo.scenario.json", "keel run my.scenario.json --stack ./my-stack.json --fail-on partial --json"],
 } as const satisfies CommandSpec;
 
+export const REPLAY_SPEC = {
+  name: "replay",
+  usage: "usage: keel replay (THREAD/RUN --url URL [--api-key KEY] | --report FILE) [--stack STACK] [--plugin FILE]... [--workspace DIR] [--export FILE] [--json]",
+  summary:
+    "Replay a recorded run deterministically: its report (model answers, tool results) becomes a scenario@1 (a script per agent path, every tool result a fixture), run on the same stack or another one; both outcomes are printed side by side with the first turn where the replay diverged.",
+  flags: {
+    url: { value: "URL", description: "a `keel serve` gateway to fetch the run's report from (GET /threads/THREAD/runs/RUN/report)" },
+    "api-key": { value: "KEY", default: "KEEL_API_KEY", description: "API key sent as `x-api-key` with --url" },
+    report: { value: "FILE", description: "replay a saved run report (run-report@1 or @2, e.g. `keel run SCENARIO --json`) instead of fetching one" },
+    stack: { value: "STACK", default: "the recorded composition", description: "replay on this stack: a built-in name or a stack@1 file" },
+    plugin: PLUGIN_FLAG,
+    workspace: { value: "DIR", default: "empty", description: "the workspace the recorded run started from: every file under DIR seeds the replay's workspace (a report keeps only the final files' hashes)" },
+    export: { value: "FILE", description: "also write the replay's scenario@1 to FILE (`keel run FILE` runs it again, e.g. as a regression test)" },
+    json: JSON_FLAG,
+  },
+  output: [
+    "text: recorded and replayed outcome side by side (status, stop reasons, turns, tokens, text), `same: yes|no`, and the first divergence (agent, turn, what differs)",
+    '--json: { "recorded": status@2, "replayed": status@2, "same": bool, "report": run-report@1 of the replay, "divergence"?: { "agent", "turn", "reason" }, "exported"?: path }',
+    '--json, exit 1 for a stack that does not compose: { "ok": false, "problems": [...] } as in `keel compose`',
+  ],
+  exitCodes: [
+    [0, "the replay ran, whatever it found (same or not)"],
+    [1, "the replay's stack does not compose"],
+    [2, "bad usage or bad input (not a run report: KEEL_ERR_REPLAY_REPORT; the report cannot be fetched: KEEL_ERR_REPLAY_FETCH): one line on stderr; with --json also `{ \"ok\": false, \"error\": { \"code\", \"message\" } }` on stdout"],
+  ],
+  examples: [
+    "keel replay 6f1c…/1e0b… --url http://127.0.0.1:8787 --stack ./strict-loops.json",
+    "keel replay --report report.json --json",
+    "keel replay --report report.json --export regression.scenario.json",
+  ],
+} as const satisfies CommandSpec;
+
 export const CONTRACTS_DIFF_SPEC = {
   name: "contracts diff",
   usage: "usage: keel contracts diff OLD NEW [--mode backward|forward|full] [--json]",
@@ -181,6 +213,7 @@ export const SERVE_SPEC = {
 export const COMMAND_SPECS: readonly CommandSpec[] = [
   COMPOSE_SPEC,
   RUN_SPEC,
+  REPLAY_SPEC,
   SCHEMAS_BUILD_SPEC,
   DOCS_BUILD_SPEC,
   VALIDATE_SPEC,

@@ -17,6 +17,7 @@ import { ScriptedChatModel } from "../testing/scripted-model.js";
 import { seedWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
 import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
 import { composeSubagentStack } from "../stacks/subagent-stack.js";
+import { withToolFixtures } from "./tool-fixtures.js";
 import { buildRunReport, buildRunReportV1, withChildren, type ReportVersion, type RunReport, type RunReportV2 } from "./run-report.js";
 
 /** Scenarios run on a fixed clock with seeded ids, so two runs give the same report apart from durations. */
@@ -72,9 +73,10 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
   try {
     const runnerConfig = { workspace: { root, ...(scenario.bash ? { scriptedBash: scenario.bash } : {}) } };
     const layers = configLayers(scenario, [lead.stack, sub.stack]);
-    const leadComposition = compose(lead.stack, { plugins: lead.plugins, config: [...layers.forStack(lead.stack), onlyPresent(runnerConfig, lead.stack)] });
+    const leadComposition = withToolFixtures(compose(lead.stack, { plugins: lead.plugins, config: [...layers.forStack(lead.stack), onlyPresent(runnerConfig, lead.stack)] }), scenario.toolResults);
     const subLayers = [...layers.forStack(sub.stack), ...layers.forChildren(sub.stack), onlyPresent(runnerConfig, sub.stack)];
-    const subComposition = composeSubagentStack(sub.stack, { plugins: sub.plugins, config: subLayers });
+    const composeSub = (config: ConfigMap[]) => withToolFixtures(composeSubagentStack(sub.stack, { plugins: sub.plugins, config }), scenario.toolResults);
+    const subComposition = composeSub(subLayers);
 
     if (leadComposition.plugins.has("workspace")) seedWorkspace(workspaceDir({ root }, threadId), scenario.workspace?.files ?? {});
 
@@ -86,12 +88,14 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
       journal: (j) => journal.push(j),
       modelRequest: (r) => modelRequests.push(r),
     });
-    const model = new ScriptedChatModel({ script: scenario.agents.lead, agentPath: "lead", agentType: "lead", faults: scenario.faults ?? [] });
+    const model = new ScriptedChatModel({ script: scenario.agentPaths?.lead ?? scenario.agents.lead, agentPath: "lead", agentType: "lead", faults: scenario.faults ?? [] });
     // Children: the subagent stack (lease allowance as the last config layer), one scripted model per instance.
     const children = new Map<string, ChildAgentResult>();
     const agents = createChildRunner({
-      composeChild: (extra) => (extra.length === 0 ? subComposition : composeSubagentStack(sub.stack, { plugins: sub.plugins, config: [...subLayers, ...extra] })),
-      modelFor: (agentPath, type) => new ScriptedChatModel({ script: scenario.agents[type] ?? { turns: [] }, agentPath, agentType: type, faults: scenario.faults ?? [] }),
+      composeChild: (extra) => (extra.length === 0 ? subComposition : composeSub([...subLayers, ...extra])),
+      // A script for the child's own agent path (a replayed recording) comes before its type's.
+      modelFor: (agentPath, type) =>
+        new ScriptedChatModel({ script: scenario.agentPaths?.[agentPath] ?? scenario.agents[type] ?? { turns: [] }, agentPath, agentType: type, faults: scenario.faults ?? [] }),
       types: Object.keys(scenario.agents).filter((name) => name !== "lead"),
       scopeFor: () => scope,
       onChildEnd: (agentPath, child) => children.set(agentPath, child),
