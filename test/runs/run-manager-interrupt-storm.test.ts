@@ -44,9 +44,11 @@ describe.each(["interrupt", "rollback"] as const)("RunManager: a storm of %s adm
     managers.push(other);
     const admitted = await Promise.all(Array.from({ length: STORM }, (_, i) => other.createOrReject(thread, request(`attempt ${i}`), { user: "alice", strategy })));
 
-    // Store calls per admission stay bounded (the old path: ~STORM/2 cancel attempts each).
+    // Store calls per admission stay bounded — a constant, including the thread's `busy`
+    // status bookkeeping (updateThread + getRun) — where the old path made ~STORM/2 cancel
+    // attempts each (≈ STORM²/2 = 1800 here).
     expect(view.calls.get("cancelPending") ?? 0).toBe(0);
-    expect(view.total()).toBeLessThan(STORM * 8);
+    expect(view.total()).toBeLessThan(STORM * 10);
 
     // The last admission is the thread's only pending run; every earlier one was superseded.
     const runs = await s.store.listRuns(thread, { limit: STORM + 5, offset: 0 });
