@@ -1,4 +1,5 @@
 import Type, { type Static } from "typebox";
+import { Nullable } from "./schemas.js";
 
 /**
  * Request schemas of the assistants routes (plugins/gateway/README.md, "Assistants API").
@@ -7,7 +8,6 @@ import Type, { type Static } from "typebox";
  */
 
 const OpenObject = Type.Record(Type.String(), Type.Unknown());
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 /** A caller-chosen assistant id: one URL path segment (LangGraph generates UUIDs; any such id works here). */
 const AssistantId = Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$" });
 const Limit = Type.Integer({ minimum: 1, maximum: 1000 });

@@ -1,5 +1,5 @@
 import Type, { type Static } from "typebox";
-import { STREAM_MODES } from "./schemas.js";
+import { Nullable, STREAM_MODES } from "./schemas.js";
 
 /**
  * Request schemas of the cron routes (plugins/gateway/README.md, "Crons API"). Open objects,
@@ -9,7 +9,6 @@ import { STREAM_MODES } from "./schemas.js";
  */
 
 const OpenObject = Type.Record(Type.String(), Type.Unknown());
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const StreamModeName = Type.Enum(STREAM_MODES);
 const StreamModes = Type.Union([StreamModeName, Type.Array(StreamModeName, { maxItems: 16 })]);
 const Limit = Type.Integer({ minimum: 1, maximum: 1000 });

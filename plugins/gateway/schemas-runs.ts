@@ -1,5 +1,5 @@
 import Type, { type Static } from "typebox";
-import { STREAM_MODES } from "./schemas.js";
+import { Nullable, STREAM_MODES } from "./schemas.js";
 
 /**
  * Request schemas of the run routes (plugins/gateway/README.md, "Runs API"): every field of
@@ -10,7 +10,6 @@ import { STREAM_MODES } from "./schemas.js";
 
 const Id = Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$" });
 const OpenObject = Type.Record(Type.String(), Type.Unknown());
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const StreamModeName = Type.Enum(STREAM_MODES);
 
 /** LangGraph's `checkpoint` object: where in the thread's history the run starts (a fork). */

@@ -1,4 +1,5 @@
 import Type, { type Static } from "typebox";
+import { Nullable } from "./schemas.js";
 
 /**
  * Request schemas of the store routes (`/store/*`, routes/store-items.ts), in LangGraph's
@@ -23,7 +24,6 @@ const Label = Type.String({ maxLength: 256 });
 const Namespace = Type.Array(Label, { maxItems: 32 });
 const Key = Type.String({ minLength: 1, maxLength: 1024 });
 const OpenObject = Type.Record(Type.String(), Type.Unknown());
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 const Limit = Type.Integer({ minimum: 1, maximum: 1000 });
 const Offset = Type.Integer({ minimum: 0, maximum: 2_147_483_647 });
 /** LangGraph's TTL: minutes (fractions allowed), at most 100 years. */

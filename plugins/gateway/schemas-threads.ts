@@ -1,5 +1,5 @@
 import Type, { type Static } from "typebox";
-import { ThreadTtl } from "./schemas.js";
+import { Nullable, ThreadTtl } from "./schemas.js";
 
 /**
  * Request schemas of the thread routes (plugins/gateway/README.md, "Threads API"). As in
@@ -10,7 +10,6 @@ import { ThreadTtl } from "./schemas.js";
 
 const Id = Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$" });
 const OpenObject = Type.Record(Type.String(), Type.Unknown());
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 /** Not nullable: AJV's type coercion would turn a `0` into the null branch and accept it. */
 const Limit = Type.Integer({ minimum: 1, maximum: 1000 });
 const Offset = Type.Integer({ minimum: 0, maximum: 2_147_483_647 });

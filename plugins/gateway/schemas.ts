@@ -11,7 +11,8 @@ import { HttpError } from "./http-errors.js";
 /** Ids are one URL path segment; the bound keeps them usable as directory and key names. */
 const Id = Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$" });
 const OpenObject = Type.Record(Type.String(), Type.Unknown());
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+/** A schema or null (LangGraph's clients send null for "not given"). */
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const STREAM_MODES = ["values", "updates", "messages", "messages-tuple", "custom", "guard", "task"] as const;
 export type StreamMode = (typeof STREAM_MODES)[number];

@@ -1,3 +1,4 @@
+import { initOrClose } from "./open-orm.js";
 import type { RunStore } from "../../kernel/runs/types.js";
 import { SqlRunStore } from "./sql-run-store.js";
 import { DEFAULT_STORE_URL, parseStoreUrl } from "./store-url.js";
@@ -12,12 +13,5 @@ import { DEFAULT_STORE_URL, parseStoreUrl } from "./store-url.js";
  * const pg = await createSqlRunStore("postgres://keel:keel@127.0.0.1:5432/keel");
  */
 export async function createSqlRunStore(url: string = DEFAULT_STORE_URL): Promise<RunStore> {
-  const store = await SqlRunStore.open(parseStoreUrl(url));
-  try {
-    await store.init();
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-  return store;
+  return initOrClose(await SqlRunStore.open(parseStoreUrl(url)));
 }

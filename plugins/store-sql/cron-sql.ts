@@ -16,7 +16,7 @@ import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { CRONS_TABLE, CronEntity, type CronRow } from "./cron-entity.js";
 import { metadataEquals, type Dialect } from "./dialect-sql.js";
 import { migrateSchema } from "./migrate-schema.js";
-import { openOrm, type StoreOrm } from "./open-orm.js";
+import { initOrClose, openOrm, type StoreOrm } from "./open-orm.js";
 import { retryMethodsWhileBusy } from "./sqlite-busy.js";
 import { reportUnreachable } from "./store-unavailable.js";
 import { parseStoreUrl, type StoreTarget } from "./store-url.js";
@@ -50,14 +50,7 @@ export class SqlCronStore implements CronStore {
   static async open(target: StoreTarget | string): Promise<SqlCronStore> {
     const resolved = typeof target === "string" ? parseStoreUrl(target) : target;
     const { orm, sqlite } = await openOrm(resolved);
-    const store = new SqlCronStore(orm, resolved.dialect, sqlite !== undefined);
-    try {
-      await store.init();
-    } catch (error) {
-      await store.close();
-      throw error;
-    }
-    return store;
+    return initOrClose(new SqlCronStore(orm, resolved.dialect, sqlite !== undefined));
   }
 
   init(): Promise<void> {

@@ -81,3 +81,14 @@ export async function openOrm(target: StoreTarget, options: { poolMax?: number }
   })) as unknown as StoreOrm;
   return { orm, sqlite: await sqliteConnectionOf(orm) };
 }
+
+/** `init()` a store just opened (schema created or migrated), closing it again when that fails. */
+export async function initOrClose<T extends { init(): Promise<void>; close(): Promise<void> }>(store: T): Promise<T> {
+  try {
+    await store.init();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
+}

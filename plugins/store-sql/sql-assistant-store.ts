@@ -12,7 +12,7 @@ import { KeelError } from "../../kernel/errors.js";
 import { metadataEquals, type Dialect } from "./dialect-sql.js";
 import { AssistantEntity, AssistantVersionEntity, type AssistantRow, type AssistantVersionRow } from "./entities-assistants.js";
 import { migrateSchema } from "./migrate-schema.js";
-import { openOrm, type StoreOrm } from "./open-orm.js";
+import { initOrClose, openOrm, type StoreOrm } from "./open-orm.js";
 import { retryMethodsWhileBusy } from "./sqlite-busy.js";
 import { reportUnreachable } from "./store-unavailable.js";
 import { parseStoreUrl, DEFAULT_STORE_URL } from "./store-url.js";
@@ -46,14 +46,7 @@ export class SqlAssistantStore implements AssistantStore {
     const target = parseStoreUrl(url);
     // Assistants are read once per run admission and written rarely: two PostgreSQL connections are plenty.
     const { orm } = await openOrm(target, { poolMax: ASSISTANT_POOL_MAX });
-    const store = new SqlAssistantStore(orm, target.dialect, target.dialect === "sqlite");
-    try {
-      await store.init();
-    } catch (error) {
-      await store.close();
-      throw error;
-    }
-    return store;
+    return initOrClose(new SqlAssistantStore(orm, target.dialect, target.dialect === "sqlite"));
   }
 
   init(): Promise<void> {

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from "fastify";
 import { randomUUID } from "node:crypto";
 import { isKeelError } from "../../../kernel/errors.js";
 import { parseCronSchedule } from "../../../kernel/runs/cron-schedule.js";
@@ -30,14 +31,22 @@ const SORT_FIELDS: Record<(typeof CRON_SORT_BY)[number], CronSortField> = {
  * fires it (kernel/runs/cron-scheduler.ts). Registered only when the host gives a cron store.
  */
 export function registerCronRoutes(app: GatewayApp, ctx: GatewayContext, crons: CronStore): void {
-  const owned = async (cronId: string, user: string): Promise<CronRecord> => {
+  /** The caller's cron, if the auth handler allows `crons:<action>` on it (its filter on the cron's metadata); else a 404. */
+  const owned = async (request: FastifyRequest, cronId: string, action: "update" | "delete"): Promise<CronRecord> => {
+    const what = `cron \`${cronId}\``;
+    const auth = await ctx.authorize(request, "crons", action, { cron_id: cronId }, { what });
     const cron = await crons.getCron(cronId);
-    if (!cron || cron.owner !== user) throw notFound(`cron \`${cronId}\``);
+    if (!cron || cron.owner !== request.user || !auth.matches(cron.metadata)) throw notFound(what);
     return cron;
   };
 
-  const create = async (body: CronCreateBody, user: string, threadId: string | null): Promise<CronRecord> => {
+  const create = async (request: FastifyRequest, body: CronCreateBody, threadId: string | null): Promise<CronRecord> => {
+    const user = request.user;
     refuseUnsupported(body);
+    // The auth handler sees LangGraph's `crons:create` and may add metadata (stored on the cron).
+    const { value } = await ctx.authorize(request, "crons", "create", { thread_id: threadId, assistant_id: body.assistant_id, schedule: body.schedule, metadata: { ...(body.metadata ?? {}) } });
+    const metadata = value.metadata as Record<string, unknown>;
+    if (Object.keys(metadata).length > 0) body = { ...body, metadata };
     if (threadId !== null && body.on_run_completed != null) {
       throw new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", "invalid body at `/on_run_completed`: only a cron without a thread (`POST /runs/crons`) creates threads to keep or delete", "/on_run_completed");
     }
@@ -79,15 +88,15 @@ export function registerCronRoutes(app: GatewayApp, ctx: GatewayContext, crons: 
     }
   });
 
-  app.post("/runs/crons", { schema: { body: CronCreateBody } }, async (request) => cronToWire(await create(request.body, request.user, null)));
+  app.post("/runs/crons", { schema: { body: CronCreateBody } }, async (request) => cronToWire(await create(request, request.body, null)));
 
   app.post("/threads/:tid/runs/crons", { schema: { params: ThreadParams, body: CronCreateBody } }, async (request) => {
     const thread = await ownedThread(ctx, request.params.tid, request.user);
-    return cronToWire(await create(request.body, request.user, thread.threadId));
+    return cronToWire(await create(request, request.body, thread.threadId));
   });
 
   app.patch("/runs/crons/:cron_id", { schema: { params: CronParams, body: CronUpdateBody } }, async (request) => {
-    const cron = await owned(request.params.cron_id, request.user);
+    const cron = await owned(request, request.params.cron_id, "update");
     const body = request.body ?? {};
     refuseUnsupported(body);
     if (cron.threadId !== null && body.on_run_completed != null) {
@@ -118,13 +127,14 @@ export function registerCronRoutes(app: GatewayApp, ctx: GatewayContext, crons: 
   });
 
   app.delete("/runs/crons/:cron_id", { schema: { params: CronParams } }, async (request, reply) => {
-    const cron = await owned(request.params.cron_id, request.user);
+    const cron = await owned(request, request.params.cron_id, "delete");
     await crons.deleteCron(cron.cronId);
     return reply.code(204).send();
   });
 
   app.post("/runs/crons/search", { schema: { body: CronSearchBody } }, async (request) => {
     const query = request.body ?? {};
+    const auth = await ctx.authorize(request, "crons", "search", { assistant_id: query.assistant_id ?? null, thread_id: query.thread_id ?? null, metadata: query.metadata ?? {}, limit: query.limit ?? 10, offset: query.offset ?? 0 });
     const found = await crons.searchCrons({
       owner: request.user,
       ...(query.assistant_id != null ? { assistantId: query.assistant_id } : {}),
@@ -137,17 +147,22 @@ export function registerCronRoutes(app: GatewayApp, ctx: GatewayContext, crons: 
       offset: query.offset ?? 0,
     });
     const now = ctx.now();
-    return found.map((cron) => selectFields(cronToWire(cron), query.select ?? null, now));
+    // A handler's filter is checked on the page (so a filtered page may come back short, as threads search).
+    return found.filter((cron) => auth.matches(cron.metadata)).map((cron) => selectFields(cronToWire(cron), query.select ?? null, now));
   });
 
   app.post("/runs/crons/count", { schema: { body: CronCountBody } }, async (request) => {
     const query = request.body ?? {};
-    return crons.countCrons({
+    const auth = await ctx.authorize(request, "crons", "search", { assistant_id: query.assistant_id ?? null, thread_id: query.thread_id ?? null, metadata: query.metadata ?? {} });
+    const filter = {
       owner: request.user,
       ...(query.assistant_id != null ? { assistantId: query.assistant_id } : {}),
       ...(query.thread_id != null ? { threadId: query.thread_id } : {}),
       ...(query.metadata ? { metadata: query.metadata } : {}),
-    });
+    };
+    if (auth.filters === undefined) return crons.countCrons(filter);
+    const all = await crons.searchCrons({ ...filter, sortBy: "cronId", sortOrder: "asc", limit: Number.MAX_SAFE_INTEGER, offset: 0 });
+    return all.filter((cron) => auth.matches(cron.metadata)).length;
   });
 }
 

@@ -40,6 +40,7 @@ export function registerStoreRoutes(app: GatewayApp, ctx: GatewayContext): void 
     const body = request.body;
     namespaceChecked(body.namespace, "write", "/namespace");
     if (Array.isArray(body.index) && body.index.length > 0) throw noIndex("`index` (fields to embed)", "/index");
+    await ctx.authorize(request, "store", "put", { namespace: body.namespace, key: body.key, value: body.value });
     await items.putItem(request.user, body.namespace, body.key, body.value, { ttlMinutes: body.ttl ?? null, now: ctx.now() });
     return reply.code(204).send();
   });
@@ -48,6 +49,7 @@ export function registerStoreRoutes(app: GatewayApp, ctx: GatewayContext): void 
     const query = request.query;
     const namespace = query.namespace ? query.namespace.split(".") : [];
     namespaceChecked(namespace, "read", "/namespace");
+    await ctx.authorize(request, "store", "get", { namespace, key: query.key }, { what: `item \`${query.key}\`` });
     const item = await items.getItem(request.user, namespace, query.key, { refreshTtl: query.refresh_ttl === undefined || isTrue(query.refresh_ttl), now: ctx.now() });
     return item ? toWire(item) : null;
   });
@@ -55,6 +57,7 @@ export function registerStoreRoutes(app: GatewayApp, ctx: GatewayContext): void 
   app.delete("/store/items", { schema: { body: StoreDeleteBody } }, async (request, reply) => {
     const namespace = request.body.namespace ?? [];
     namespaceChecked(namespace, "read", "/namespace");
+    await ctx.authorize(request, "store", "delete", { namespace, key: request.body.key }, { what: `item \`${request.body.key}\`` });
     await items.deleteItem(request.user, namespace, request.body.key);
     return reply.code(204).send();
   });
@@ -64,6 +67,7 @@ export function registerStoreRoutes(app: GatewayApp, ctx: GatewayContext): void 
     namespaceChecked(body.namespace_prefix, "prefix", "/namespace_prefix");
     if (body.query) throw noIndex("`query` (semantic search)", "/query");
     if (body.filter) assertFilter(body.filter);
+    await ctx.authorize(request, "store", "search", { namespace: body.namespace_prefix, filter: body.filter ?? null, limit: body.limit ?? 10, offset: body.offset ?? 0 });
     const found = await items.searchItems(request.user, {
       namespacePrefix: body.namespace_prefix,
       ...(body.filter ? { filter: body.filter } : {}),
@@ -79,6 +83,7 @@ export function registerStoreRoutes(app: GatewayApp, ctx: GatewayContext): void 
     const body = request.body ?? {};
     if (body.prefix) namespaceChecked(body.prefix, "prefix", "/prefix");
     if (body.suffix) namespaceChecked(body.suffix, "prefix", "/suffix");
+    await ctx.authorize(request, "store", "list_namespaces", { namespace: body.prefix ?? [], suffix: body.suffix ?? null, max_depth: body.max_depth ?? null, limit: body.limit ?? 100, offset: body.offset ?? 0 });
     const namespaces = await items.listNamespaces(request.user, {
       ...(body.prefix ? { prefix: body.prefix } : {}),
       ...(body.suffix ? { suffix: body.suffix } : {}),
