@@ -294,6 +294,10 @@ export const ERRORS = {
     description: "A generated document under `docs/` differs from what the code generates.",
     solve: "Run `npx keel docs build` and commit the result.",
   },
+  KEEL_ERR_DOCS_TEMPLATE: {
+    description: "A document whose reference section `keel docs build` generates (`docs/contracts.md`) has lost the markers around that section.",
+    solve: "Put the `<!-- BEGIN GENERATED … -->` and `<!-- END GENERATED … -->` lines back where the section goes (the message names them), then run `npx keel docs build`.",
+  },
   KEEL_ERR_CLI_USAGE: {
     description: "The command line is malformed (unknown command or flag, missing argument).",
     solve: "Run `keel --help` for the commands and flags.",

@@ -8,31 +8,12 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../kernel/package-root.js";
+import { codeBlocks } from "./markdown-blocks.js";
 import { typecheckFiles } from "./typecheck-blocks.js";
 
 const ROOT = packageRoot();
 const GUIDE = readFileSync(join(ROOT, "docs", "langchain.md"), "utf8");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
-
-interface Block {
-  lang: string;
-  code: string;
-  line: number;
-}
-
-function codeBlocks(markdown: string): Block[] {
-  const blocks: Block[] = [];
-  const lines = markdown.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\S+)\s*$/.exec(lines[i]!);
-    if (open === null) continue;
-    const start = i;
-    const body: string[] = [];
-    for (i++; i < lines.length && lines[i] !== "```"; i++) body.push(lines[i]!);
-    blocks.push({ lang: open[1]!, code: body.join("\n") + "\n", line: start + 1 });
-  }
-  return blocks;
-}
 
 /** The README's section on LangChain: from its heading to the next `## `. */
 function readmeSection(): string {

@@ -11,33 +11,12 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { validate } from "../../contracts/registry.js";
 import { packageRoot } from "../../kernel/package-root.js";
+import { codeBlocks } from "./markdown-blocks.js";
 import { typecheckFiles } from "./typecheck-blocks.js";
 
 const ROOT = packageRoot();
 const GUIDE = readFileSync(join(ROOT, "docs", "plugins.md"), "utf8");
 const LANGUAGES = new Set(["ts", "mjs", "json", "text"]);
-
-interface Block {
-  lang: string;
-  file: string;
-  code: string;
-  line: number;
-}
-
-export function codeBlocks(markdown: string): Block[] {
-  const blocks: Block[] = [];
-  const lines = markdown.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^```(\S+)(?:\s+(\S+))?\s*$/.exec(lines[i]!);
-    if (open === null) continue;
-    const start = i;
-    const body: string[] = [];
-    for (i++; i < lines.length && lines[i] !== "```"; i++) body.push(lines[i]!);
-    const lang = open[1]!;
-    blocks.push({ lang, file: open[2] ?? `block-${start + 1}.${lang}`, code: body.join("\n") + "\n", line: start + 1 });
-  }
-  return blocks;
-}
 
 // Inside the package (no package.json of its own), so `import … from "keel"` is a self-reference.
 const dir = join(ROOT, ".scratch", `plugins-guide-${process.pid}`);

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { renderCliDoc } from "../../docs/cli-doc.js";
 import { renderErrorsTable } from "../../docs/errors-table.js";
+import { CONTRACTS_DOC, renderContractsDoc } from "../../docs/contracts-doc.js";
 import { renderStacksDoc } from "../../docs/stacks-doc.js";
 import { runBuildCommand } from "../build-command.js";
 import type { CommandIO } from "../io.js";
@@ -10,14 +11,16 @@ import { DOCS_BUILD_SPEC } from "../specs.js";
 export interface GeneratedDoc {
   /** Path relative to the package root, POSIX separators. */
   path: string;
-  render(): string;
+  /** The document's text; `root` is the package root it is written to (a template may live there). */
+  render(root: string): string;
 }
 
 /** Every document generated from code; add an entry to generate another one. */
 export const GENERATED_DOCS: readonly GeneratedDoc[] = [
-  { path: "docs/errors.md", render: renderErrorsTable },
-  { path: "docs/stacks.md", render: renderStacksDoc },
-  { path: "docs/cli.md", render: renderCliDoc },
+  { path: "docs/errors.md", render: () => renderErrorsTable() },
+  { path: "docs/stacks.md", render: () => renderStacksDoc() },
+  { path: "docs/cli.md", render: () => renderCliDoc() },
+  { path: CONTRACTS_DOC, render: (root) => renderContractsDoc(root) },
 ];
 
 export interface DocDrift {
@@ -29,7 +32,7 @@ export function writeDocs(root: string, docs: readonly GeneratedDoc[] = GENERATE
   for (const doc of docs) {
     const full = join(root, doc.path);
     mkdirSync(dirname(full), { recursive: true });
-    writeFileSync(full, doc.render());
+    writeFileSync(full, doc.render(root));
   }
   return docs.map((d) => d.path);
 }
@@ -39,7 +42,7 @@ export function checkDocs(root: string, docs: readonly GeneratedDoc[] = GENERATE
   for (const doc of docs) {
     const full = join(root, doc.path);
     if (!existsSync(full)) drift.push({ path: doc.path, problem: "missing" });
-    else if (readFileSync(full, "utf8") !== doc.render()) drift.push({ path: doc.path, problem: "drifted" });
+    else if (readFileSync(full, "utf8") !== doc.render(root)) drift.push({ path: doc.path, problem: "drifted" });
   }
   return drift;
 }
