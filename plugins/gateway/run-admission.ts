@@ -2,12 +2,14 @@ import { randomUUID } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import { isKeelError } from "../../kernel/errors.js";
 import type { RunRecord, RunRequest, ThreadRecord } from "../../kernel/runs/types.js";
-import { applyAssistant } from "./assistant-registry.js";
+import type { AssistantRecord } from "../../kernel/assistants/types.js";
+import { applyAssistant, visibleAssistant } from "./assistant-registry.js";
 import { HttpError, notFound } from "./http-errors.js";
 import type { RunCreateBody as BasicRunCreateBody } from "./schemas.js";
 import type { RunCreateBody } from "./schemas-runs.js";
 import { dueAtOf, refuseUnsupportedFields, requestedCheckpoint, requestedMaxTurns, unsupported } from "./run-fields.js";
 import { authorizedThread, ownedThread, type GatewayContext } from "./context.js";
+import { assistantStamps, runMetadata, stampThread } from "./run-metadata.js";
 
 /** Either schema's body: the thread routes' (schemas-runs.ts) or the older subset (schemas.ts). */
 type AnyRunCreateBody = RunCreateBody | BasicRunCreateBody;
@@ -68,14 +70,19 @@ export async function admitRun(ctx: GatewayContext, request: FastifyRequest, thr
   if (Object.keys(value.metadata).length > 0) body = { ...body, metadata: value.metadata };
   const full = (await applyAssistant(ctx, request.user, body as never)) as RunCreateBody;
   const runRequest = checkRunBody(ctx, full);
-  const created = createMissing ? await threadForRun(ctx, threadId, request.user, body) : false;
+  const assistant = await visibleAssistant(ctx, full.assistant_id, request.user);
+  const created = createMissing ? await threadForRun(ctx, threadId, request.user, body, assistant) : false;
   const dueAt = dueAtOf(full.after_seconds, Date.parse(ctx.now()));
   const fork = requestedCheckpoint(full, threadId);
   try {
     if (fork) runRequest.checkpointId = await forkPoint(ctx, threadId, fork);
+    // LangGraph's stamps (run-metadata.ts): the run's metadata now, the thread's once admitted.
+    const before = created ? null : await ctx.deps.store.getThread(threadId);
+    runRequest.metadata = runMetadata(assistant, before, runRequest.metadata);
     // The run service checks ownership again and owns the per-user limit, request hygiene
     // and the multitask strategy, so every entry point gets them.
     const run = await ctx.deps.runs.createOrReject(threadId, runRequest, { user: request.user, strategy: body.multitask_strategy ?? "reject", ...(dueAt ? { dueAt } : {}) });
+    if (before) await stampThread(ctx, before, assistant);
     // A run is activity: the thread's expiry moves (thread TTL).
     if (created) await ctx.deps.retention?.trackThread(threadId);
     await ctx.deps.retention?.touch(threadId);
@@ -92,7 +99,7 @@ export async function admitRun(ctx: GatewayContext, request: FastifyRequest, thr
  * `if_not_exists: "create"` and threadless runs: metadata `graph_id`, `assistant_id` plus
  * the run's metadata). Another user's thread is a 404, as always.
  */
-async function threadForRun(ctx: GatewayContext, threadId: string, user: string, body: AnyRunCreateBody): Promise<boolean> {
+async function threadForRun(ctx: GatewayContext, threadId: string, user: string, body: AnyRunCreateBody, assistant: AssistantRecord): Promise<boolean> {
   const existing = await ctx.deps.store.getThread(threadId);
   if (existing) {
     if (existing.owner !== user) throw notFound(`thread \`${threadId}\``);
@@ -103,7 +110,7 @@ async function threadForRun(ctx: GatewayContext, threadId: string, user: string,
     threadId,
     owner: user,
     status: "idle",
-    metadata: { graph_id: body.assistant_id, assistant_id: body.assistant_id, ...(body.metadata ?? {}) },
+    metadata: { ...assistantStamps(assistant), ...(body.metadata ?? {}) },
     createdAt: now,
     updatedAt: now,
   };

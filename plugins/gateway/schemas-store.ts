@@ -5,26 +5,16 @@ import { Nullable } from "./schemas.js";
  * Request schemas of the store routes (`/store/*`, routes/store-items.ts), in LangGraph's
  * wire shapes. Open objects as everywhere (unknown fields ignored); namespace labels are
  * checked further by `assertNamespace` (LangGraph's rule), filters by `assertFilter`.
- *
- * Numbers are not `Nullable` here: with the gateway's type coercion a `null` branch would
- * turn `0` into null (so `limit: 0` would pass as "no limit"). A `null` number means
- * "absent" and is dropped before validation instead (`dropNullNumbers`).
+ * A `null` number is the same as absent (`Nullable`: `0` stays `0`).
  */
-
-/** The number fields of the store bodies; `null` there is the same as absent. */
-export const NULLABLE_NUMBERS = ["ttl", "limit", "offset", "max_depth"] as const;
-
-export function dropNullNumbers(body: unknown): void {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) return;
-  for (const field of NULLABLE_NUMBERS) if ((body as Record<string, unknown>)[field] === null) delete (body as Record<string, unknown>)[field];
-}
 
 const Label = Type.String({ maxLength: 256 });
 /** At most 32 labels; a label is checked by `assertNamespace` (non-empty, no `.`, `:` or NUL). */
 const Namespace = Type.Array(Label, { maxItems: 32 });
 const Key = Type.String({ minLength: 1, maxLength: 1024 });
 const OpenObject = Type.Record(Type.String(), Type.Unknown());
-const Limit = Type.Integer({ minimum: 1, maximum: 1000 });
+/** `0` is an empty page, as LangGraph answers (`{ items: [] }`, `{ namespaces: [] }`). */
+const Limit = Type.Integer({ minimum: 0, maximum: 1000 });
 const Offset = Type.Integer({ minimum: 0, maximum: 2_147_483_647 });
 /** LangGraph's TTL: minutes (fractions allowed), at most 100 years. */
 const TtlMinutes = Type.Number({ exclusiveMinimum: 0, maximum: 52_560_000 });
@@ -37,7 +27,7 @@ export const StorePutBody = Type.Object({
   value: OpenObject,
   /** null / false / []: nothing to embed; a list of fields needs an embeddings index (400 KEEL_ERR_STORE_NO_INDEX). */
   index: Type.Optional(Nullable(Type.Union([Type.Literal(false), Type.Array(Type.String({ maxLength: 256 }), { maxItems: 64 })]))),
-  ttl: Type.Optional(TtlMinutes),
+  ttl: Type.Optional(Nullable(TtlMinutes)),
 });
 export type StorePutBody = Static<typeof StorePutBody>;
 
@@ -58,8 +48,8 @@ export type StoreDeleteBody = Static<typeof StoreDeleteBody>;
 export const StoreSearchBody = Type.Object({
   namespace_prefix: Namespace,
   filter: Type.Optional(Nullable(OpenObject)),
-  limit: Type.Optional(Limit),
-  offset: Type.Optional(Offset),
+  limit: Type.Optional(Nullable(Limit)),
+  offset: Type.Optional(Nullable(Offset)),
   /** Semantic search: needs an embeddings index (400 KEEL_ERR_STORE_NO_INDEX); `""` is no query. */
   query: Type.Optional(Nullable(Type.String({ maxLength: 8192 }))),
   refresh_ttl: Type.Optional(Nullable(Type.Boolean())),
@@ -70,9 +60,9 @@ export const StoreNamespacesBody = Nullable(
   Type.Object({
     prefix: Type.Optional(Nullable(Namespace)),
     suffix: Type.Optional(Nullable(Namespace)),
-    max_depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 32 })),
-    limit: Type.Optional(Limit),
-    offset: Type.Optional(Offset),
+    max_depth: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 32 }))),
+    limit: Type.Optional(Nullable(Limit)),
+    offset: Type.Optional(Nullable(Offset)),
   }),
 );
 export type StoreNamespacesBody = Static<typeof StoreNamespacesBody>;

@@ -11,8 +11,24 @@ import { HttpError } from "./http-errors.js";
 /** Ids are one URL path segment; the bound keeps them usable as directory and key names. */
 const Id = Type.String({ minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9][A-Za-z0-9._:-]*$" });
 const OpenObject = Type.Record(Type.String(), Type.Unknown());
-/** A schema or null (LangGraph's clients send null for "not given"). */
-export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+type UnionMember = Parameters<typeof Type.Union>[0][number];
+/** The scalar types AJV's coercion would turn into `null` (`0`, `""`) in an `anyOf [T, null]`. */
+const FALSY_COERCED = new Set(["integer", "number", "string"]);
+
+/**
+ * A schema or null (LangGraph's clients send null for "not given"). A number or string is
+ * one multi-type schema (`type: ["integer", "null"]`): with the gateway's type coercion an
+ * `anyOf [integer, null]` turns a value the first branch refuses into null when it is
+ * falsy — `limit: 0` passed as "not given" (the default) instead of a 400, `""` likewise.
+ * With a type list AJV coerces only what matches none of the types, so `0` stays `0`.
+ */
+export function Nullable<T extends UnionMember>(schema: T): ReturnType<typeof Type.Union<[T, ReturnType<typeof Type.Null>]>> {
+  const plain = schema as unknown as Record<string, unknown>;
+  if (typeof plain.type === "string" && FALSY_COERCED.has(plain.type) && !("enum" in plain) && !("const" in plain)) {
+    return Type.Unsafe({ ...plain, type: [plain.type, "null"] }) as never;
+  }
+  return Type.Union([schema, Type.Null()]);
+}
 
 export const STREAM_MODES = ["values", "updates", "messages", "messages-tuple", "custom", "guard", "task"] as const;
 export type StreamMode = (typeof STREAM_MODES)[number];
@@ -93,7 +109,8 @@ export const RunCreateBody = Type.Object({
 export type RunCreateBody = Static<typeof RunCreateBody>;
 
 export const RunListQuery = Type.Object({
-  limit: Type.Optional(Limit),
+  /** `0` is an empty page, as LangGraph answers. */
+  limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
   offset: Type.Optional(Offset),
   status: Type.Optional(Type.Enum(["pending", "running", "success", "error", "timeout", "interrupted"])),
 });

@@ -3,7 +3,7 @@ import { assertNamespace, isOperatorObject, ITEM_FILTER_OPERATORS, type ItemStor
 import { MemoryItemStore } from "../../../kernel/runs/memory-item-store.js";
 import { HttpError } from "../http-errors.js";
 import { isTrue } from "../schemas.js";
-import { dropNullNumbers, StoreDeleteBody, StoreGetQuery, StoreNamespacesBody, StorePutBody, StoreSearchBody } from "../schemas-store.js";
+import { StoreDeleteBody, StoreGetQuery, StoreNamespacesBody, StorePutBody, StoreSearchBody } from "../schemas-store.js";
 import type { GatewayApp, GatewayContext } from "../context.js";
 
 /** How often expired items are removed (reads never return them meanwhile). */
@@ -34,9 +34,7 @@ export function registerStoreRoutes(app: GatewayApp, ctx: GatewayContext): void 
   sweep.unref();
   app.addHook("onClose", async () => clearInterval(sweep));
 
-  const preValidation = async (request: { body: unknown }) => dropNullNumbers(request.body);
-
-  app.put("/store/items", { schema: { body: StorePutBody }, preValidation }, async (request, reply) => {
+  app.put("/store/items", { schema: { body: StorePutBody }}, async (request, reply) => {
     const body = request.body;
     namespaceChecked(body.namespace, "write", "/namespace");
     if (Array.isArray(body.index) && body.index.length > 0) throw noIndex("`index` (fields to embed)", "/index");
@@ -62,7 +60,7 @@ export function registerStoreRoutes(app: GatewayApp, ctx: GatewayContext): void 
     return reply.code(204).send();
   });
 
-  app.post("/store/items/search", { schema: { body: StoreSearchBody }, preValidation }, async (request) => {
+  app.post("/store/items/search", { schema: { body: StoreSearchBody }}, async (request) => {
     const body = request.body;
     namespaceChecked(body.namespace_prefix, "prefix", "/namespace_prefix");
     if (body.query) throw noIndex("`query` (semantic search)", "/query");
@@ -79,7 +77,7 @@ export function registerStoreRoutes(app: GatewayApp, ctx: GatewayContext): void 
     return { items: found.map(toWire) };
   });
 
-  app.post("/store/namespaces", { schema: { body: StoreNamespacesBody }, preValidation }, async (request) => {
+  app.post("/store/namespaces", { schema: { body: StoreNamespacesBody }}, async (request) => {
     const body = request.body ?? {};
     if (body.prefix) namespaceChecked(body.prefix, "prefix", "/prefix");
     if (body.suffix) namespaceChecked(body.suffix, "prefix", "/suffix");

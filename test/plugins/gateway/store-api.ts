@@ -302,13 +302,18 @@ export function describeStoreApi(name: string, open: () => Promise<StoreBackend>
       it("filter operators, limit, offset, max_depth", async () => {
         expect(await failure(alice.store.searchItems([root], { filter: { n: { $regex: "x" } } }))).toMatchObject({ status: 400, body: { error: "KEEL_ERR_HTTP_INVALID_BODY", pointer: "/filter/n/$regex" } });
         expect(await failure(alice.store.searchItems([root], { filter: { n: { $in: 3 } } }))).toMatchObject({ status: 400, body: { error: "KEEL_ERR_HTTP_INVALID_BODY", pointer: "/filter/n/$in" } });
-        expect(await failure(alice.store.searchItems([root], { limit: 0 }))).toMatchObject({ status: 400, body: { error: "KEEL_ERR_HTTP_INVALID_BODY", pointer: "/limit" } });
+        // limit 0 is an empty page, as LangGraph answers (it was a 400, then the default once null-coerced).
+        await alice.store.putItem([root, "zero"], "k", { v: 1 });
+        expect((await alice.store.searchItems([root, "zero"])).items).toHaveLength(1);
+        expect(await alice.store.searchItems([root, "zero"], { limit: 0 })).toEqual({ items: [] });
+        expect(await alice.store.listNamespaces({ prefix: [root, "zero"], limit: 0 })).toEqual({ namespaces: [] });
+        expect(await failure(alice.store.searchItems([root], { limit: -1 }))).toMatchObject({ status: 400, body: { error: "KEEL_ERR_HTTP_INVALID_BODY", pointer: "/limit" } });
         expect(await failure(alice.store.searchItems([root], { offset: -1 }))).toMatchObject({ status: 400, body: { error: "KEEL_ERR_HTTP_INVALID_BODY", pointer: "/offset" } });
         expect(await failure(alice.store.listNamespaces({ maxDepth: 0 }))).toMatchObject({ status: 400, body: { error: "KEEL_ERR_HTTP_INVALID_BODY", pointer: "/max_depth" } });
         expect(await failure(alice.store.listNamespaces({ limit: 1.5 }))).toMatchObject({ status: 400, body: { error: "KEEL_ERR_HTTP_INVALID_BODY", pointer: "/limit" } });
         expect(await failure(alice.store.putItem([root], "k", { v: 1 }, { ttl: 0 }))).toMatchObject({ status: 400, body: { error: "KEEL_ERR_HTTP_INVALID_BODY", pointer: "/ttl" } });
         // null numbers are absent: the defaults apply.
-        expect(await bad("/store/items/search", { method: "POST", body: { namespace_prefix: [root], limit: null, offset: null } })).toMatchObject({ status: 200, body: { items: [] } });
+        expect(await bad("/store/items/search", { method: "POST", body: { namespace_prefix: [root, "zero"], limit: null, offset: null } })).toMatchObject({ status: 200, body: { items: [{ key: "k" }] } });
       });
 
       it("without a key the store routes are a 401", async () => {

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MemorySaver } from "@langchain/langgraph";
 import { Client } from "@langchain/langgraph-sdk";
+import { MemoryAssistantStore } from "../../../kernel/assistants/memory-assistant-store.js";
 import { MemoryStreamBridge } from "../../../kernel/runs/memory-bridge.js";
 import { MemoryRunStore } from "../../../kernel/runs/memory-store.js";
 import { RunManager } from "../../../kernel/runs/run-manager.js";
@@ -47,11 +48,13 @@ export async function startThreadsServer(backend: Backend, pgUrl?: string): Prom
     const store = new MemoryRunStore();
     const bridge = new MemoryStreamBridge();
     const checkpointer = new MemorySaver();
+    // One assistants store for the gateway and the executor: a user assistant's runs find their stack.
+    const assistants = new MemoryAssistantStore();
     const models = await loadRunModels(parseModelSpec(MODEL, dir));
-    const executor = await createServeExecutor({ stacks: ["lead"], models, checkpointer, store, workspaceRoot: workspaces, bash: "on", maxTurns: 500 });
+    const executor = await createServeExecutor({ stacks: ["lead"], models, checkpointer, store, workspaceRoot: workspaces, bash: "on", maxTurns: 500, assistants });
     const runs = new RunManager({ store, bridge, executor, runtimeOwnedKeys: executor.runtimeOwnedKeys, log: () => undefined });
     runs.start();
-    const app = await createGateway({ deps: { runs, store, bridge, threadState: executor.threadState }, apiKeys: ApiKeys.parse(KEYS), stacks: ["lead"], version: KERNEL_VERSION });
+    const app = await createGateway({ deps: { runs, store, bridge, threadState: executor.threadState, assistants }, apiKeys: ApiKeys.parse(KEYS), stacks: ["lead"], version: KERNEL_VERSION });
     await app.listen({ host: "127.0.0.1", port: 0 });
     const address = app.server.address();
     url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
