@@ -28,6 +28,7 @@ import { registerRunManageRoutes } from "./routes/runs-manage.js";
 import { WebhookSender, type WebhookOptions } from "./webhook.js";
 import { registerThreadStateRoutes } from "./routes/threads-state.js";
 import { registerStoreRoutes } from "./routes/store-items.js";
+import { registerFeedRoute } from "./routes/feed.js";
 
 /** HTTP API: bodies over 1 MiB are refused (413). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -168,6 +169,7 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
   registerThreadlessRunRoutes(app, ctx);
   registerRunManageRoutes(app, ctx);
   registerStoreRoutes(app, ctx);
+  registerFeedRoute(app, ctx);
   registerProtocolV2Routes(app);
   await app.ready();
   return app;
