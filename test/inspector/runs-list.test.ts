@@ -78,4 +78,29 @@ describe.skipIf(skip !== undefined)("the run inspector: the live runs list", () 
     await page.locator('[data-testid="filter-assistant"]').selectOption("lead");
     await row.waitFor();
   });
+
+  it("a retry backoff counts down to the feed's retry_at (the page's clock), and a paused run says it awaits approval", async () => {
+    const context = await browser.newContext();
+    const fake = await context.newPage();
+    const now = Date.parse("2026-01-01T12:00:00.000Z");
+    // Date.now() is fixed (timers still run): the countdown is read off the page's clock, set below.
+    await fake.clock.setFixedTime(now);
+    const summary = (runId: string, activity: object) => ({
+      thread_id: "t1", run_id: runId, assistant_id: "lead", user: "local", status: "running", outcome: null, stop_reasons: [], turns: 2,
+      tokens: { input: 10, output: 5, total: 15 }, created_at: "2026-01-01T11:59:00.000Z", updated_at: "2026-01-01T12:00:00.000Z", ended_at: null, activity,
+    });
+    const snapshot = { runs: [summary("run-retry", { kind: "retry", retry_in_ms: 8000, retry_at: "2026-01-01T12:00:08.000Z" }), { ...summary("run-paused", { kind: "awaiting_input" }), status: "interrupted", ended_at: "2026-01-01T12:00:00.000Z" }] };
+    // The feed as the server would send it (held open: the page must not take a closed feed for the end).
+    await fake.route(`${scripted.url}/keel/feed*`, (route) => route.fulfill({ status: 200, headers: { "content-type": "text/event-stream" }, body: `event: snapshot\ndata: ${JSON.stringify(snapshot)}\n\n` }));
+    await fake.goto(`${scripted.url}/`);
+    const retry = fake.locator('tr[data-run-id="run-retry"] [data-testid="run-activity"]');
+    await retry.waitFor();
+    expect(await retry.innerText()).toBe("retry backoff: retry in 8.0 s");
+    await fake.clock.setFixedTime(now + 5000);
+    await retry.filter({ hasText: "retry backoff: retry in 3.0 s" }).waitFor();
+    await fake.clock.setFixedTime(now + 9000);
+    await retry.filter({ hasText: "retrying now" }).waitFor();
+    expect(await fake.locator('tr[data-run-id="run-paused"] [data-testid="run-activity"]').innerText()).toBe("awaiting approval");
+    await context.close();
+  });
 });
