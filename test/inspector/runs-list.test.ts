@@ -103,4 +103,24 @@ describe.skipIf(skip !== undefined)("the run inspector: the live runs list", () 
     expect(await fake.locator('tr[data-run-id="run-paused"] [data-testid="run-activity"]').innerText()).toBe("awaiting approval");
     await context.close();
   });
+
+  it("without the feed (404) the list is read once and each active run is followed through its own stream until its end", async () => {
+    const client = new Client({ apiUrl: scripted.url, callerOptions: { maxRetries: 0 } });
+    const context = await browser.newContext();
+    const older = await context.newPage();
+    await older.route(`${scripted.url}/keel/feed*`, (route) => route.fulfill({ status: 404, json: { error: "KEEL_ERR_HTTP_NOT_FOUND", message: "no route GET /keel/feed" } }));
+    const thread = await client.threads.create();
+    const hold = join(scripted.server.workspacesDir, thread.thread_id, "hold");
+    mkdirSync(join(scripted.server.workspacesDir, thread.thread_id), { recursive: true });
+    writeFileSync(hold, "");
+    const run = await client.runs.create(thread.thread_id, "lead", { input: "Write a note." });
+    await older.goto(`${scripted.url}/`);
+    await older.locator('[data-testid="feed-state"]', { hasText: "no run-status feed" }).waitFor();
+    await older.locator(`tr[data-run-id="${run.run_id}"]`).waitFor();
+    expect(await older.locator(`tr[data-run-id="${run.run_id}"]`).getAttribute("data-status")).toMatch(/^(pending|running)$/);
+    rmSync(hold);
+    await older.locator(`tr[data-run-id="${run.run_id}"][data-status="success"]`).waitFor();
+    expect(await older.locator(`tr[data-run-id="${run.run_id}"]`).innerText()).toContain("succeeded");
+    await context.close();
+  });
 });
