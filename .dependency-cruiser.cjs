@@ -68,9 +68,9 @@ module.exports = {
     {
       name: "product-imports-no-dev-dependency",
       comment:
-        "The published package runs without devDependencies (the benchmarks under tools/bench/ are not published code); a peer dependency is also a devDependency, pinned for development, and the user installs it.",
+        "The published package runs without devDependencies (the benchmarks under tools/bench/ and the inspector's bundle build under tools/inspector/ are development tools, not code the package runs); a peer dependency is also a devDependency, pinned for development, and the user installs it.",
       severity: "error",
-      from: { path: PRODUCT, pathNot: "^tools/bench/" },
+      from: { path: PRODUCT, pathNot: "^tools/(bench|inspector)/" },
       to: { dependencyTypes: ["npm-dev"], dependencyTypesNot: ["npm-peer"] },
     },
   ],

@@ -96,7 +96,11 @@ serve_sqlite() { # serve_sqlite DIR: `keel serve` on its default SQLite store an
   if [ -z "$url" ]; then cat "$log" >&2; kill "$pid" 2>/dev/null || true; exit 1; fi
   local ok
   ok="$(node -e 'fetch(process.argv[1] + "/ok").then(async (r) => console.log(r.status, await r.text()))' "$url")"
+  # The run inspector's page and its committed bundle come with the package (no build at install).
+  local page
+  page="$(node -e 'Promise.all(["/", "/inspector/app.js", "/inspector/app.css"].map((p) => fetch(process.argv[1] + p).then(async (r) => `${p} ${r.status} ${(await r.text()).length}`))).then((l) => console.log(l.join(", ")))' "$url")"
   kill "$pid"
+  case "$page" in "/ 200 "*", /inspector/app.js 200 "*", /inspector/app.css 200 "*) echo "   serve: inspector $page" ;; *) echo "the inspector is not served: $page" >&2; exit 1 ;; esac
   wait "$pid" 2>/dev/null || true
   case "$ok" in 200*) echo "   serve: $url/ok -> $ok" ;; *) echo "serve /ok answered: $ok" >&2; exit 1 ;; esac
   [ -f "$1/.keel/keel.db" ] || { echo "no SQLite store at .keel/keel.db" >&2; exit 1; }

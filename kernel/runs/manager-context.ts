@@ -5,10 +5,13 @@ import type { BackgroundLog } from "./run-output.js";
 import type { RunRecord, RunRecordStatus, RunStore, StreamBridge, ThreadStatus } from "./types.js";
 import type { StatusV2Payload } from "../loop/status.js";
 import type { RunServiceObserver } from "./run-service-observer.js";
+import type { RunFeedPublisher } from "./run-feed.js";
 
 export interface ManagerContext {
   readonly store: RunStore;
   readonly bridge: StreamBridge;
+  /** The run-status feed's publisher (run-feed.ts); `bridge` is already tapped by it. */
+  readonly feed: RunFeedPublisher;
   readonly executor: RunExecutor;
   readonly workerId: string;
   readonly leaseTtlMs: number;

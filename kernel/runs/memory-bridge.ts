@@ -180,6 +180,12 @@ export class MemoryStreamBridge implements StreamBridge {
     return [...(this.logs.get(runId)?.events ?? [])];
   }
 
+  async readLatest(runId: string, count: number): Promise<StreamEvent[]> {
+    this.assertOpen();
+    const events = this.logs.get(runId)?.events ?? [];
+    return count <= 0 ? [] : events.slice(-count);
+  }
+
   async deleteRuns(runIds: readonly string[]): Promise<void> {
     this.assertOpen();
     for (const runId of runIds) {

@@ -11,7 +11,7 @@ import type { StatusV2Payload } from "../loop/status.js";
 import { replacesActive, runLimitError, startedAtAdmission, supersedesPending, threadDeletedError, uncheckedRollback } from "./admission.js";
 import { assertJournalFence } from "./journal-fence.js";
 import { MemoryThreadExpiries, type ThreadExpiry } from "./thread-expiry.js";
-import type { AdmissionLimits, AdmissionReplace, AdmissionResult, AdmissionStart, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadFilter, ThreadRecord, ThreadSearch, ThreadSortBy, ThreadStatus } from "./types.js";
+import type { AdmissionLimits, AdmissionReplace, AdmissionResult, AdmissionStart, JournalEntry, JournalFence, RecentRunsFilter, RunRecord, RunRecordStatus, RunStore, ThreadFilter, ThreadRecord, ThreadSearch, ThreadSortBy, ThreadStatus } from "./types.js";
 
 /** A stored run (its admission order is `record.sequence`); `scheduled` when the admission gave it a `dueAt`. */
 interface StoredRun {
@@ -199,6 +199,14 @@ export class MemoryRunStore implements RunStore {
       .filter((s) => s.record.threadId === threadId && (options.status === undefined || s.record.status === options.status))
       .sort((a, b) => oldestFirst(b, a))
       .slice(options.offset, options.offset + options.limit)
+      .map((s) => jsonCopy(s.record));
+  }
+
+  async recentRuns(filter: RecentRunsFilter): Promise<RunRecord[]> {
+    return [...this.runs.values()]
+      .filter(({ record: r }) => r.user === filter.user && (!filter.statuses || filter.statuses.includes(r.status)) && (filter.assistantId === undefined || r.assistantId === filter.assistantId) && (filter.threadId === undefined || r.threadId === filter.threadId))
+      .sort((a, b) => oldestFirst(b, a))
+      .slice(0, filter.limit)
       .map((s) => jsonCopy(s.record));
   }
 

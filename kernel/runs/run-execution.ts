@@ -49,6 +49,7 @@ export class RunExecution {
       refused: (why) => this.heartbeat.refused(why),
     });
     this.rollbackAvailable = new Promise((resolve) => (this.resolveCaptured = resolve));
+    ctx.feed.claimed(run);
     this.finished = this.execute();
   }
 
@@ -177,7 +178,10 @@ export class RunExecution {
     return {
       signal: this.controller.signal,
       emit: (event, data) => this.output.emit(event, data),
-      journal: (entry) => this.output.journal(entry),
+      journal: (entry) => {
+        this.output.journal(entry);
+        this.ctx.feed.journal(this.runId, entry);
+      },
       fence: this.heartbeat.fence,
     };
   }

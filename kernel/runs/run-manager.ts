@@ -19,6 +19,7 @@ import { cancelledOutcome } from "./outcomes.js";
 import { sanitizeRunRequest } from "./request-hygiene.js";
 import { guardServiceObserver } from "./run-service-observer.js";
 import { RunExecution } from "./run-execution.js";
+import { RunFeedPublisher } from "./run-feed.js";
 import { ThreadPurger, type ThreadDeletion } from "./thread-purge.js";
 import { resolveOptions, type ResolvedOptions, type RunManagerOptions } from "./run-manager-options.js";
 import type { AdmissionReplace, AdmissionResult, JournalEntry, MultitaskStrategy, RunRecord, RunRecordStatus, RunRequest, StreamEvent, SubscribeOptions } from "./types.js";
@@ -101,9 +102,12 @@ export class RunManager {
   constructor(options: RunManagerOptions) {
     this.options = resolveOptions(options);
     this.workerId = this.options.workerId;
+    // The run-status feed (run-feed.ts) taps the bridge: a tracked run's events and every `end`.
+    const feed = new RunFeedPublisher(options.bridge, options.store, this.options.clock, this.options.log);
     this.ctx = {
       store: options.store,
-      bridge: options.bridge,
+      bridge: feed.wrap(options.bridge),
+      feed,
       executor: options.executor,
       workerId: this.workerId,
       leaseTtlMs: this.options.leaseTtlMs,
@@ -446,11 +450,16 @@ export class RunManager {
    */
   private async admit(record: RunRecord, replace?: AdmissionReplace): Promise<AdmissionResult> {
     const limits = { maxActivePerUser: this.options.maxActiveRunsPerUser };
-    if (!this.claims.reserve()) return this.ctx.store.admitRun(record, limits, undefined, replace);
+    if (!this.claims.reserve()) {
+      const admission = await this.ctx.store.admitRun(record, limits, undefined, replace);
+      if (admission.ok) this.ctx.feed.admitted(admission.run);
+      return admission;
+    }
     const admitting = (async () => {
       try {
         const admission = await this.ctx.store.admitRun(record, limits, { owner: this.workerId, ttlMs: this.options.leaseTtlMs, now: this.ctx.clock.now() }, replace);
         if (admission.ok && admission.run.status === "running") this.launch(admission.run);
+        else if (admission.ok) this.ctx.feed.admitted(admission.run);
         return admission;
       } finally {
         this.claims.release();

@@ -198,6 +198,12 @@ export interface RunStore extends Partial<ThreadExpiryStore> {
    * scrape time). Optional: without it a host reports only the runs executing on its worker.
    */
   countRuns?(status: "pending" | "running"): Promise<number>;
+  /**
+   * A user's most recent runs across threads, newest first (`createdAt`), at most `limit`,
+   * optionally only these statuses, this assistant, this thread (the run-status feed's
+   * snapshot: one query). Optional: without it the gateway reads the user's threads and their runs.
+   */
+  recentRuns?(filter: RecentRunsFilter): Promise<RunRecord[]>;
 
   /**
    * Claim the thread's next run for `owner`: its due pending run (`dueAt` ≤ now) with the
@@ -247,6 +253,15 @@ export interface RunStore extends Partial<ThreadExpiryStore> {
   /** The run-report@1 document, saved at finalization. */
   saveReport(runId: string, report: unknown): Promise<void>;
   getReport(runId: string): Promise<unknown | null>;
+}
+
+/** What `RunStore.recentRuns` matches. */
+export interface RecentRunsFilter {
+  user: string;
+  limit: number;
+  statuses?: readonly RunRecordStatus[];
+  assistantId?: string;
+  threadId?: string;
 }
 
 /** The lease a journal write is made under (checked by the store in the write's transaction). */
@@ -299,6 +314,11 @@ export interface StreamBridge {
   subscribe(runId: string, options?: SubscribeOptions): AsyncIterable<StreamEvent>;
   /** Every retained event of the run, oldest first. */
   read(runId: string): Promise<StreamEvent[]>;
+  /**
+   * The newest `count` retained events of the log, oldest first (the run-status feed reads
+   * its recent summaries and its cursor with it). Optional: without it `read` is used.
+   */
+  readLatest?(runId: string, count: number): Promise<StreamEvent[]>;
   /**
    * Forget these runs' logs now (a thread's purge): afterwards `read` answers `[]` and a
    * replay finds nothing, as for a run that never published. Optional: a bridge without it

@@ -33,6 +33,8 @@ export interface GatewayContext {
   readonly deps: GatewayDeps;
   readonly stacks: readonly string[];
   readonly version: string;
+  /** The kind of model the server runs (`/info`'s `model`), null when the host did not say. */
+  readonly model: string | null;
   readonly heartbeatMs: number;
   /** How long `DELETE /threads/:tid` waits for the purge before answering 202. */
   readonly deleteWaitMs: number;

@@ -17,7 +17,7 @@ import type { GatewayApp, GatewayContext, MetricsExposition, ObservabilityInfo }
 import { registerAssistantRoutes } from "./routes/assistants.js";
 import { registerCronRoutes } from "./routes/crons.js";
 import { registerAssistantGraphRoutes } from "./routes/assistants-graph.js";
-import { registerHomeRoute } from "./routes/home.js";
+import { INSPECTOR_ROUTES, registerHomeRoute } from "./routes/home.js";
 import { registerMetaRoutes } from "./routes/meta.js";
 import { registerRunArtifactRoutes } from "./routes/run-artifacts.js";
 import { registerRunCreateRoutes } from "./routes/run-create.js";
@@ -28,11 +28,12 @@ import { registerRunManageRoutes } from "./routes/runs-manage.js";
 import { WebhookSender, type WebhookOptions } from "./webhook.js";
 import { registerThreadStateRoutes } from "./routes/threads-state.js";
 import { registerStoreRoutes } from "./routes/store-items.js";
+import { registerFeedRoute } from "./routes/feed.js";
 
 /** HTTP API: bodies over 1 MiB are refused (413). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-/** Routes any client may call without a key (health checks, discovery). */
-const OPEN_ROUTES = new Set(["GET /ok", "GET /ready", "GET /info"]);
+/** Routes any client may call without a key (health checks, discovery, the run inspector's page: its data comes through keyed routes). */
+const OPEN_ROUTES = new Set(["GET /ok", "GET /ready", "GET /info", ...INSPECTOR_ROUTES]);
 
 export interface GatewayOptions {
   deps: GatewayDeps;
@@ -45,6 +46,8 @@ export interface GatewayOptions {
   /** Stack names served as assistants. */
   stacks: readonly string[];
   version: string;
+  /** The kind of model the server runs (`demo`, `scripted`, `openai`, `anthropic`), said by `/info` as `model`; the run inspector offers a demo run when it is `demo`. Default: not said (null). */
+  model?: string;
   /** SSE heartbeat interval (default 15 s). */
   heartbeatMs?: number;
   /** How long `DELETE /threads/:tid` waits for the purge before answering 202 (default 10 s). */
@@ -79,6 +82,7 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
     deps: options.deps,
     stacks: options.stacks,
     version: options.version,
+    model: options.model ?? null,
     heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS,
     deleteWaitMs: options.deleteWaitMs ?? DELETE_WAIT_MS,
     startedAt: now(),
@@ -165,6 +169,7 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
   registerThreadlessRunRoutes(app, ctx);
   registerRunManageRoutes(app, ctx);
   registerStoreRoutes(app, ctx);
+  registerFeedRoute(app, ctx);
   registerProtocolV2Routes(app);
   await app.ready();
   return app;

@@ -10,7 +10,7 @@ export function deferredRunStore(ready: Promise<RunStore>): RunStore {
   // Observed here so a failure surfaces through the calls, not as an unhandled rejection.
   ready.catch(() => undefined);
   const forward =
-    <K extends Exclude<keyof RunStore, "init" | "close" | "countRuns" | "ping" | "withdrawPending" | "deleteFinishedRun" | "deletedThreads" | "endedRuns" | "setThreadExpiry" | "getThreadExpiry" | "expiredThreads" | "forgetThreadExpiry">>(method: K) =>
+    <K extends Exclude<keyof RunStore, "init" | "close" | "countRuns" | "recentRuns" | "ping" | "withdrawPending" | "deleteFinishedRun" | "deletedThreads" | "endedRuns" | "setThreadExpiry" | "getThreadExpiry" | "expiredThreads" | "forgetThreadExpiry">>(method: K) =>
     async (...args: Parameters<RunStore[K]>): Promise<Awaited<ReturnType<RunStore[K]>>> => {
       const store = await ready;
       return (store[method] as (...a: Parameters<RunStore[K]>) => Promise<Awaited<ReturnType<RunStore[K]>>>)(...args);
@@ -42,6 +42,11 @@ export function deferredRunStore(ready: Promise<RunStore>): RunStore {
     admitRun: forward("admitRun"),
     getRun: forward("getRun"),
     listRuns: forward("listRuns"),
+    recentRuns: async (filter) => {
+      const store = await ready;
+      if (store.recentRuns) return store.recentRuns(filter);
+      throw new Error("this run store cannot list recent runs");
+    },
     activeRuns: forward("activeRuns"),
     claimNext: forward("claimNext"),
     claimDue: forward("claimDue"),

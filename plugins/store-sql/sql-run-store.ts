@@ -12,7 +12,7 @@ import type { SqlEntityManager } from "@mikro-orm/better-sqlite";
 import { RUN_STATUS_OF_OUTCOME } from "../../contracts/run/v1.js";
 import { KeelError } from "../../kernel/errors.js";
 import type { StatusV2Payload } from "../../kernel/loop/status.js";
-import type { AdmissionLimits, AdmissionReplace, AdmissionResult, AdmissionStart, JournalEntry, JournalFence, RunRecord, RunRecordStatus, RunStore, ThreadFilter, ThreadRecord, ThreadSearch, ThreadStatus } from "../../kernel/runs/types.js";
+import type { AdmissionLimits, AdmissionReplace, AdmissionResult, AdmissionStart, JournalEntry, JournalFence, RecentRunsFilter, RunRecord, RunRecordStatus, RunStore, ThreadFilter, ThreadRecord, ThreadSearch, ThreadStatus } from "../../kernel/runs/types.js";
 import { JOURNAL_TABLE, JournalEntity, REPORTS_TABLE, ReportEntity, RUNS_TABLE, RunEntity, THREADS_TABLE, ThreadEntity, type RunRow } from "./entities.js";
 import { admitOnPostgres, admitOnSqlite, DELETED_THREAD_STATUS } from "./admission-sql.js";
 import { claimDueOnPostgres, claimDueOnSqlite, claimThreadOnPostgres, claimThreadOnSqlite } from "./claim-sql.js";
@@ -50,6 +50,7 @@ const STORE_METHODS = [
   "admitRun",
   "getRun",
   "listRuns",
+  "recentRuns",
   "activeRuns",
   "claimNext",
   "claimDue",
@@ -241,6 +242,16 @@ export class SqlRunStore implements RunStore {
   async listRuns(threadId: string, options: { limit: number; offset: number; status?: RunRecordStatus }): Promise<RunRecord[]> {
     const where = options.status === undefined ? { threadId } : { threadId, status: options.status };
     const rows = await this.em().find(RunEntity, where, { orderBy: newestFirst(), limit: options.limit, offset: options.offset });
+    return rows.map(rowToRun);
+  }
+
+  /** The run-status feed's snapshot: the user's newest runs across threads, in one query. */
+  async recentRuns(filter: RecentRunsFilter): Promise<RunRecord[]> {
+    const where: Record<string, unknown> = { userId: filter.user };
+    if (filter.statuses) where.status = { $in: [...filter.statuses] };
+    if (filter.assistantId !== undefined) where.assistantId = filter.assistantId;
+    if (filter.threadId !== undefined) where.threadId = filter.threadId;
+    const rows = await this.em().find(RunEntity, where, { orderBy: newestFirst(), limit: filter.limit });
     return rows.map(rowToRun);
   }
 

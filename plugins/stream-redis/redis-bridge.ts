@@ -125,6 +125,13 @@ export class RedisStreamBridge implements StreamBridge {
     });
   }
 
+  async readLatest(runId: string, count: number): Promise<StreamEvent[]> {
+    this.assertOpen();
+    if (count <= 0) return [];
+    const page = await orUnavailable(`reading the stream of run \`${runId}\``, this.redis.xrevrange(eventsKey(runId), "+", "-", "COUNT", count));
+    return page.reverse().map((entry) => decodeEntry(runId, entry).event);
+  }
+
   async read(runId: string): Promise<StreamEvent[]> {
     this.assertOpen();
     const key = eventsKey(runId);

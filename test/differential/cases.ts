@@ -69,7 +69,7 @@ const assistant = (at: string): Expected => [[`${at}/assistant_id`, "D3"], [`${a
 
 // --- meta
 call("GET /info", async (_c, s) => (await fetch(`${s.url}/info`)).json(), [
-  ["/name", "D1"], ["/stacks", "D1"], ["/tracing", "D1"], ["/metrics", "D1"], ["/context", "D1"], ["/flags/langsmith_tracing_replicas", "D1"], ["/flags/crons", "D1"], ["/version", "D1"],
+  ["/name", "D1"], ["/stacks", "D1"], ["/model", "D1"], ["/tracing", "D1"], ["/metrics", "D1"], ["/context", "D1"], ["/flags/langsmith_tracing_replicas", "D1"], ["/flags/crons", "D1"], ["/version", "D1"],
 ]);
 
 // --- assistants

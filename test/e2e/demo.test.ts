@@ -42,6 +42,10 @@ describe("the demo model behind `keel serve`", () => {
     };
   }
 
+  it("/info says the server runs the demo model (the run inspector then offers a demo run)", async () => {
+    expect(((await (await fetch(`${server.url}/info`)).json()) as { model: string }).model).toBe("demo");
+  });
+
   it("delegates, writes files, runs the tests and checks acceptance — on every run", async () => {
     const thread = (await (await fetch(`${server.url}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json()) as { thread_id: string };
     for (const attempt of [1, 2]) {

@@ -93,6 +93,17 @@ export function describeStreamBridgeConformance(name: string, makeBridge: () => 
       expect(await b.read(runId)).toEqual(published.slice(-Math.min(retention, published.length)));
     });
 
+    it("reads a log's newest events (readLatest, when the bridge has it), oldest first", async () => {
+      const b = await bridge();
+      if (!b.readLatest) return;
+      const runId = newRunId();
+      const published = await publishValues(b, runId, 5);
+      expect(await b.readLatest(runId, 2)).toEqual(published.slice(-2));
+      expect(await b.readLatest(runId, 50)).toEqual(published.slice(-Math.min(retention, published.length)));
+      expect(await b.readLatest(runId, 0)).toEqual([]);
+      expect(await b.readLatest(newRunId(), 3)).toEqual([]);
+    });
+
     it("replays from the start (no lastEventId) through `end`, in order", async () => {
       const b = await bridge();
       const runId = newRunId();

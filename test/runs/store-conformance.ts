@@ -362,6 +362,29 @@ export function describeRunStoreConformance(name: string, makeStore: () => Promi
         expect(await store.getRun(randomUUID())).toBeNull();
       });
 
+      it("lists a user's recent runs across threads (recentRuns, when the store has it), newest first, filtered", async () => {
+        if (!store.recentRuns) return;
+        const user = `feed-${randomUUID()}`;
+        const t1 = await store.createThread(makeThread({ owner: user }));
+        const t2 = await store.createThread(makeThread({ owner: user }));
+        const admit = async (threadId: string, at: number, overrides: Partial<RunRecord> = {}) => {
+          const admitted = await store.admitRun(makeRun(threadId, "enqueue", at, { user, ...overrides }));
+          if (!admitted.ok) throw new Error("setup admission refused");
+          return admitted.run;
+        };
+        const a = await admit(t1.threadId, T0);
+        const b = await admit(t2.threadId, T0 + 1000, { assistantId: "other" });
+        const c = await admit(t1.threadId, T0 + 2000);
+        await store.admitRun(makeRun(t1.threadId, "enqueue", T0 + 3000, { user: "someone-else" }));
+        const claimed = await store.claimNext(t2.threadId, "w", TTL, T0 + 10_000);
+        expect(await store.recentRuns({ user, limit: 10 })).toEqual([c, claimed, a]);
+        expect(await store.recentRuns({ user, limit: 2 })).toEqual([c, claimed]);
+        expect(await store.recentRuns({ user, limit: 10, statuses: ["running"] })).toEqual([claimed]);
+        expect(await store.recentRuns({ user, limit: 10, statuses: ["pending", "running"], assistantId: "lead" })).toEqual([c, a]);
+        expect(await store.recentRuns({ user, limit: 10, threadId: t2.threadId })).toEqual([claimed]);
+        expect(b.runId).toBe(claimed!.runId);
+      });
+
       it("lists active runs (pending and running) oldest first, without finished ones", async () => {
         const { thread, runs } = await threadWithRuns(3);
         expect(await store.cancelPending(runs[1]!.runId, outcome("cancelled"), iso(T0 + 5))).toBe(true);

@@ -128,6 +128,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
       ...(options.corsOrigins.length > 0 ? { cors: { origins: options.corsOrigins } } : {}),
       stacks: options.stacks,
       version: context.version,
+      model: options.model.kind,
       metrics,
       observability: { tracing: tracing.status },
       webhooks: { allowHosts: options.webhookHosts },

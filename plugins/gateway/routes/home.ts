@@ -1,40 +1,67 @@
-import type { RunRecord } from "../../../kernel/runs/types.js";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { packageRoot } from "../../../kernel/package-root.js";
 import type { GatewayApp, GatewayContext } from "../context.js";
+import { HttpError } from "../http-errors.js";
 
-const THREADS_SHOWN = 20;
-const RUNS_PER_THREAD = 5;
+/** The run inspector's built bundle (committed; `npm run inspector:build` writes it). */
+export const INSPECTOR_ASSETS: Readonly<Record<string, string>> = {
+  "/inspector/app.js": "application/javascript; charset=utf-8",
+  "/inspector/app.css": "text/css; charset=utf-8",
+};
 
-/**
- * `GET /`: a short page listing the user's recent runs, with links to their JSON, report
- * and journal. (The full run inspector is later work.)
- */
-export function registerHomeRoute(app: GatewayApp, ctx: GatewayContext): void {
-  app.get("/", async (request, reply) => {
-    const { matches } = await ctx.authorize(request, "threads", "search", { metadata: {}, limit: THREADS_SHOWN, offset: 0 });
-    const threads = (await ctx.deps.store.searchThreads({ owner: request.user, limit: THREADS_SHOWN, offset: 0 })).filter((thread) => matches(thread.metadata));
-    const runs: RunRecord[] = [];
-    for (const thread of threads) runs.push(...(await ctx.deps.store.listRuns(thread.threadId, { limit: RUNS_PER_THREAD, offset: 0 })));
-    runs.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
-    return reply.type("text/html; charset=utf-8").send(renderHome(ctx, runs));
-  });
+/** The routes of the page itself: no key needed (it holds no data; everything it shows comes through the keyed API routes). */
+export const INSPECTOR_ROUTES = ["GET /", ...Object.keys(INSPECTOR_ASSETS).map((path) => `GET ${path}`)];
+
+interface Asset {
+  body: string;
+  etag: string;
 }
 
-export function renderHome(ctx: Pick<GatewayContext, "version" | "stacks">, runs: readonly RunRecord[]): string {
-  const rows = runs
-    .map((run) => {
-      const base = `/threads/${encodeURIComponent(run.threadId)}/runs/${encodeURIComponent(run.runId)}`;
-      const outcome = run.outcome ? `${run.outcome.status}${run.outcome.primaryStopReason ? ` (${run.outcome.primaryStopReason})` : ""}` : "";
-      return `<tr><td>${escapeHtml(run.createdAt)}</td><td>${escapeHtml(run.threadId)}</td><td><a href="${escapeHtml(base)}">${escapeHtml(run.runId)}</a></td><td>${escapeHtml(run.assistantId)}</td><td>${escapeHtml(run.status)}</td><td>${escapeHtml(outcome)}</td><td><a href="${escapeHtml(base)}/report">report</a> · <a href="${escapeHtml(base)}/journal">journal</a></td></tr>`;
-    })
-    .join("\n");
+function loadAsset(path: string): Asset | undefined {
+  try {
+    const body = readFileSync(join(packageRoot(), "plugins", "gateway", path), "utf8");
+    return { body, etag: `"${createHash("sha256").update(body).digest("hex").slice(0, 32)}"` };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `GET /`: the run inspector (a Preact page, `inspector/` in the repository): the caller's
+ * runs live over the run-status feed, each run's timeline, delegation tree, model requests,
+ * token chart, files and replay debugger. The HTML shell and its two assets are served
+ * without a key; the page asks for one when an API route answers 401.
+ */
+export function registerHomeRoute(app: GatewayApp, ctx: GatewayContext): void {
+  const assets = new Map<string, Asset | undefined>();
+  for (const path of Object.keys(INSPECTOR_ASSETS)) assets.set(path, loadAsset(path));
+  const version = assets.get("/inspector/app.js")?.etag.slice(1, 13) ?? "missing";
+  const shell = renderShell(ctx.version, version);
+
+  app.get("/", async (_request, reply) => {
+    return reply.type("text/html; charset=utf-8").header("cache-control", "no-cache").header("x-content-type-options", "nosniff").send(shell);
+  });
+  for (const [path, type] of Object.entries(INSPECTOR_ASSETS)) {
+    app.get(path, async (request, reply) => {
+      const asset = assets.get(path);
+      if (!asset) throw new HttpError(404, "KEEL_ERR_HTTP_NOT_FOUND", `the inspector bundle \`${path}\` is missing from this install (run \`npm run inspector:build\`)`);
+      reply.header("etag", asset.etag).header("cache-control", "no-cache").header("x-content-type-options", "nosniff");
+      if (request.headers["if-none-match"] === asset.etag) return reply.code(304).send();
+      return reply.type(type).send(asset.body);
+    });
+  }
+}
+
+export function renderShell(serverVersion: string, bundleVersion: string): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Keel</title>
-<style>body{font:14px system-ui,sans-serif;margin:2rem}table{border-collapse:collapse}td,th{padding:.25rem .6rem;border-bottom:1px solid #ddd;text-align:left}code{background:#f4f4f4;padding:0 .2rem}</style>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Keel run inspector</title>
+<link rel="stylesheet" href="/inspector/app.css?v=${bundleVersion}">
+<script type="module" src="/inspector/app.js?v=${bundleVersion}"></script>
 </head><body>
-<h1>Keel ${escapeHtml(ctx.version)}</h1>
-<p>Assistants (stacks): ${ctx.stacks.map((s) => `<code>${escapeHtml(s)}</code>`).join(", ")}. API: LangGraph Platform thread/run routes; use <code>@langchain/langgraph-sdk</code>'s <code>Client</code>.</p>
-<h2>Recent runs</h2>
-${runs.length === 0 ? "<p>No runs yet.</p>" : `<table><thead><tr><th>created</th><th>thread</th><th>run</th><th>assistant</th><th>status</th><th>outcome</th><th></th></tr></thead><tbody>\n${rows}\n</tbody></table>`}
+<div id="app"><noscript>The Keel ${escapeHtml(serverVersion)} run inspector needs JavaScript. The API: LangGraph Platform thread/run routes (use <code>@langchain/langgraph-sdk</code>'s <code>Client</code>).</noscript></div>
 </body></html>
 `;
 }

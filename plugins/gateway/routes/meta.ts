@@ -9,7 +9,8 @@ import { checkReadiness, notReadyMessage } from "../readiness.js";
  * and the stream bridge answer now, else 503 `KEEL_ERR_HTTP_NOT_READY` naming them in `checks`.
  * `/info` says truthfully what is on: `flags.langsmith` (LangChain's LangSmith tracing),
  * `tracing.otlp` (where spans are exported, or null), `metrics.prometheus` (the metrics path,
- * or null). `GET /metrics` (Prometheus text) needs a key like every other route.
+ * or null), `model` (the kind of model the server runs: `demo` makes the run inspector offer a
+ * demo run; null when the host did not say). `GET /metrics` (Prometheus text) needs a key like every other route.
  */
 export function registerMetaRoutes(app: GatewayApp, ctx: GatewayContext): void {
   const { tracing } = ctx.observability;
@@ -23,6 +24,7 @@ export function registerMetaRoutes(app: GatewayApp, ctx: GatewayContext): void {
     name: "keel",
     version: ctx.version,
     stacks: [...ctx.stacks],
+    model: ctx.model,
     flags: { assistants: true, crons: ctx.deps.crons !== undefined, langsmith: tracing.langsmith },
     tracing: { otlp: tracing.otlp, langsmith: tracing.langsmith },
     metrics: { prometheus: ctx.metrics ? "/metrics" : null },

@@ -16,6 +16,8 @@ describe("gateway auth", () => {
     const info = await h.app.inject({ method: "GET", url: "/info" });
     expect(info.statusCode).toBe(200);
     expect(info.json()).toMatchObject({ version: "9.9.9-test", stacks: ["lead", "subagent"] });
+    // The host did not say which model it runs.
+    expect(info.json().model).toBeNull();
   });
 
   it("answers 401 with a coded JSON error for a missing or unknown key", async () => {
@@ -25,7 +27,7 @@ describe("gateway auth", () => {
       expect(response.json()).toMatchObject({ error: "KEEL_ERR_HTTP_UNAUTHORIZED" });
       expect(typeof response.json().message).toBe("string");
     }
-    for (const url of ["/", "/threads/t1", "/threads/t1/runs", "/no/such/route"]) {
+    for (const url of ["/threads/t1", "/threads/t1/runs", "/no/such/route", "/inspector/other.js"]) {
       expect((await h.app.inject({ method: "GET", url })).statusCode).toBe(401);
     }
   });

@@ -101,16 +101,25 @@ describe("thread and assistant routes", () => {
     expect(missing.json().error).toBe("KEEL_ERR_HTTP_NOT_FOUND");
   });
 
-  it("GET / lists the user's recent runs as HTML", async () => {
+  it("GET / serves the run inspector's shell and bundle without a key, and no user's data", async () => {
     const threadId = await createThread(h.app);
     const run = (await h.app.inject({ method: "POST", url: `/threads/${threadId}/runs/wait`, headers: ALICE, payload: { assistant_id: "lead" } })).headers["content-location"] as string;
-    const page = await h.app.inject({ method: "GET", url: "/", headers: ALICE });
+    const page = await h.app.inject({ method: "GET", url: "/" });
     expect(page.statusCode).toBe(200);
     expect(page.headers["content-type"]).toMatch(/text\/html/);
-    expect(page.body).toContain(run.split("/").at(-1));
-    expect(page.body).toContain(`${run}/report`);
-    const bobsPage = await h.app.inject({ method: "GET", url: "/", headers: BOB });
-    expect(bobsPage.body).not.toContain(run.split("/").at(-1));
+    expect(page.body).toContain('<script type="module" src="/inspector/app.js?v=');
+    expect(page.body).not.toContain(run.split("/").at(-1));
+    expect(page.body).not.toContain(threadId);
+    for (const [path, type] of [["/inspector/app.js", /javascript/], ["/inspector/app.css", /text\/css/]] as const) {
+      const asset = await h.app.inject({ method: "GET", url: `${path}?v=x` });
+      expect(asset.statusCode, path).toBe(200);
+      expect(asset.headers["content-type"]).toMatch(type);
+      expect(asset.body.length).toBeGreaterThan(100);
+      const again = await h.app.inject({ method: "GET", url: path, headers: { "if-none-match": asset.headers.etag as string } });
+      expect(again.statusCode).toBe(304);
+    }
+    // The data the page shows comes through the keyed routes.
+    expect((await h.app.inject({ method: "POST", url: "/threads/search", payload: {} })).statusCode).toBe(401);
   });
 
   it("a gateway without a checkpoint reader answers the checkpoint routes 501 and creates no thread from supersteps", async () => {
