@@ -259,7 +259,11 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       const runMeta = new Overwrite({ threadId: opts.threadId, runId: opts.runId, agent, startedAt: scope.isoNow() });
       // A resume continues the paused thread: its turn count, usage and stop reasons stay (budgets go on).
       const resuming = opts.command !== undefined || opts.input === null;
-      const existing = resuming ? [] : (((await getState(checkpointThread)).messages as BaseMessage[] | undefined) ?? []);
+      const held = await getState(checkpointThread);
+      if (resuming && checkpointer && held[LOOP_KEY] == null) {
+        throw new KeelError("KEEL_ERR_RUN_INPUT_INVALID", "the run input at `/input` is null (or a `command` was given) but the thread has no run to continue: send an input", { pointer: "/input" });
+      }
+      const existing = resuming ? [] : ((held.messages as BaseMessage[] | undefined) ?? []);
       const input = resuming
         ? resumeCommand(opts.command, { runMeta })
         : {
@@ -275,6 +279,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       observation.end({ outcome: result.outcome, turns: result.turns, usage: result.usage });
       return result;
     } catch (error) {
+      runs.delete(runKey);
       observation.fail(error);
       throw error;
     }
