@@ -173,6 +173,10 @@ export const ERRORS = {
     description: "A run's input is neither a string nor `{ messages: [{ role, content }] }` (roles `user`/`human`, `assistant`/`ai`, `system`, `tool`); the run ended `failed`.",
     solve: "Send the input as a string or as LangGraph-style messages; the message gives the JSON pointer of the bad value.",
   },
+  KEEL_ERR_RUN_INTERRUPT_NODE_UNKNOWN: {
+    description: "A run's (or an assistant's) `interrupt_before` / `interrupt_after` is neither `\"*\"` nor a list of the agent loop's node names (`agent`, `tools`); nothing ran (over HTTP a 400, `pointer` names the entry).",
+    solve: "Name `agent` (pause before/after a model step) or `tools` (before/after a tools step, e.g. to approve tool calls), or `\"*\"` for both.",
+  },
   KEEL_ERR_RUN_JOIN_ABORTED: {
     description: "Waiting for a run (`join`, `wait`) was aborted by the caller's signal (e.g. the client disconnected) before the run's `end`; the run itself goes on.",
     solve: "Join the run again; its outcome is known only after `end`.",
@@ -447,7 +451,7 @@ export const ERRORS = {
     solve: "Address the server as localhost / 127.0.0.1 / [::1], or configure `KEEL_API_KEYS` to serve other host names.",
   },
   KEEL_ERR_HTTP_UNSUPPORTED_FIELD: {
-    description: "A run request sets a LangGraph field to a value Keel does not support (400): `command`, `interrupt_before`/`interrupt_after`, `stream_subgraphs: true`, `feedback_keys`, `langsmith_tracer`, `durability: \"exit\"`, `checkpoint_during: false`, a `checkpoint_ns`, …; `pointer` names the field. Such a field is refused, never silently ignored.",
+    description: "A run request sets a LangGraph field to a value Keel does not support (400): `stream_subgraphs: true`, `feedback_keys`, `langsmith_tracer`, `durability: \"exit\"`, `checkpoint_during: false`, a `checkpoint_ns`, …; `pointer` names the field. Such a field is refused, never silently ignored.",
     solve: "Drop the field or send a supported value (the gateway plugin's README lists each field and what Keel does with it).",
   },
   KEEL_ERR_HTTP_WEBHOOK_NOT_ALLOWED: {

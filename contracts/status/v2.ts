@@ -12,7 +12,7 @@ export const StopLimit = Type.Object({ type: Type.Enum(LIMIT_TYPES), value: Type
 export type StopLimit = Static<typeof StopLimit>;
 
 /**
- * `reason` is an open set (known values: `safety_capped`, `budget_exceeded`, `token_capped`, `loop_capped`, `progress_blocked`, `subagent_limit_capped`, `turn_capped`, `model_length_capped`, `lease_expired`, …), so it is any
+ * `reason` is an open set (known values: `safety_capped`, `budget_exceeded`, `token_capped`, `loop_capped`, `progress_blocked`, `subagent_limit_capped`, `turn_capped`, `model_length_capped`, `lease_expired`, `awaiting_input` — a run paused for human input, `partial`, its thread `interrupted` —, …), so it is any
  * non-empty string: a new guard must not need a new major version to report itself.
  */
 export const StopReason = Type.Object(

@@ -1,4 +1,5 @@
 import { AIMessage, HumanMessage, type BaseMessage } from "@langchain/core/messages";
+import { isGraphInterrupt } from "@langchain/langgraph";
 import type { ChannelUpdate } from "../plugin/types.js";
 import { freezeListOfFrozen, freezeWritten } from "./enforcement.js";
 import { finishRun } from "./finish.js";
@@ -19,6 +20,11 @@ export async function agentStep(deps: RunDeps, loop: LoopState, local: WorkingCh
   if (!loop.started) {
     await deps.hooks.runStateChain("beforeAgent", local, 0);
     loop.started = true;
+  }
+  // The afterModel chain of the last model call paused (`interrupt()`): it runs again, alone, in this step.
+  if (loop.afterModelPaused) {
+    loop.afterModelPaused = false;
+    return afterModelPhase(deps, loop, local, loop.forced !== null);
   }
   const turn = loop.turn + 1;
   await deps.hooks.runStateChain("beforeModel", local, turn);
@@ -61,7 +67,24 @@ export async function agentStep(deps: RunDeps, loop: LoopState, local: WorkingCh
   const usage = normalizeUsage(response);
   local.apply({ messages: [response], usage: { [deps.agent]: usage } });
 
-  await deps.hooks.runStateChain("afterModel", local, turn);
+  const beforeAfterModel = local.mark();
+  try {
+    await afterModelPhase(deps, loop, local, forced !== null);
+  } catch (error) {
+    if (!isGraphInterrupt(error)) throw error;
+    // A hook paused (`interrupt()`, e.g. an approval of the calls just made). LangGraph re-runs an
+    // interrupted step on resume, which would call the model again: this step keeps the model's
+    // answer instead and ends, and the next step runs the afterModel chain again on its own —
+    // that one pauses, and on resume `interrupt()` answers there. The chain's partial updates are undone.
+    beforeAfterModel();
+    loop.afterModelPaused = true;
+    loop.route = "agent";
+  }
+}
+
+/** The afterModel chain of the newest model answer, then the kernel acts on stop requests and routes. */
+async function afterModelPhase(deps: RunDeps, loop: LoopState, local: WorkingChannels, forced: boolean): Promise<void> {
+  await deps.hooks.runStateChain("afterModel", local, loop.turn);
   if (forced) {
     loop.endAfterTools = true;
     loop.route = hasToolCalls(local) ? "tools" : "end";

@@ -1,4 +1,5 @@
 import type { RunFence } from "../ports/fence.js";
+import { isGraphPause } from "./pause.js";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { Composition } from "../compose/types.js";
 import { KeelError, isKeelError } from "../errors.js";
@@ -37,6 +38,8 @@ const passingThrough = new WeakSet<object>();
  */
 export function blame(error: unknown, plugin: string, hook: HookName, codes?: Readonly<Record<string, { solve: string }>>): unknown {
   if (typeof error === "object" && error !== null && passingThrough.has(error)) return error;
+  // A pause (`interrupt()` in a hook) is not the plugin's failure: it propagates as LangGraph threw it.
+  if (isGraphPause(error)) return error;
   if (isKeelError(error) && error.plugin !== undefined) return error;
   // A strict-mode write to a frozen (written) value: the hook edited state in place.
   if (isFrozenWrite(error)) return new KeelError("KEEL_ERR_HOOK_UNDECLARED_MUTATION", `${undeclaredEdit(plugin, hook, "a value it was handed").message} (${(error as Error).message})`, { plugin, hook, cause: error });

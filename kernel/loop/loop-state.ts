@@ -6,6 +6,7 @@ import type { HookRunner } from "./hook-runner.js";
 import type { RunScope } from "./run-scope.js";
 import type { RunObservation, RunObserver } from "../observe/run-observer.js";
 import type { RunError, StopReasonEntry } from "./status.js";
+import type { InterruptPoints } from "./pause.js";
 
 /** Kernel-private bookkeeping of one agent run, kept in the `__keel` state key (checkpointed). */
 export interface LoopState {
@@ -22,6 +23,8 @@ export interface LoopState {
   endAfterTools: boolean;
   route: "agent" | "tools" | "end";
   error: RunError | null;
+  /** The afterModel chain of the newest model answer paused (`interrupt()`): the next agent step runs it again, without a model call. */
+  afterModelPaused?: boolean;
 }
 
 export function freshLoopState(runKey: string): LoopState {
@@ -58,4 +61,6 @@ export interface RunDeps {
   observer: RunObserver | undefined;
   /** This run's observation: its model and tool calls are reported to it. */
   observation: RunObservation;
+  /** Where the run pauses (LangGraph's interruptBefore / interruptAfter on `agent`, `tools`). */
+  interrupts?: InterruptPoints;
 }

@@ -1,4 +1,5 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { isGraphPause } from "./pause.js";
 import { AIMessage, AIMessageChunk, type BaseMessage } from "@langchain/core/messages";
 import { ChatPromptValue } from "@langchain/core/prompt_values";
 import type { KeelTool, ModelHandler } from "../plugin/types.js";
@@ -108,7 +109,7 @@ export function modelInvoker(deps: RunDeps, turn: number): ModelHandler {
     } catch (error) {
       observed.fail(error);
       deps.scope.journal({ agent: deps.agent, turn, kind: "model_call", status: "error", durationMs: Math.round(performance.now() - started) });
-      if (deps.signal.aborted) throw error;
+      if (deps.signal.aborted || isGraphPause(error)) throw error;
       throw new ModelCallError(error);
     }
   };

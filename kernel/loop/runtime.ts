@@ -25,6 +25,8 @@ import { FENCE_CONFIG_KEY, fencedSaver } from "./fenced-saver.js";
 import { unwatchedFence, type RunFence } from "../ports/fence.js";
 import { describeModel, observeRun } from "../observe/observed.js";
 import type { RunObserver } from "../observe/run-observer.js";
+import { pausesAfterStep, runAfterAgentAtPause } from "./pause-hooks.js";
+import { awaitingInput, checkInterruptNodes, interruptOptions, isGraphPause, pauseOf, resumeCommand, type InterruptPoints, type PauseState, type ResumeCommand } from "./pause.js";
 
 export interface AgentRuntimeOptions {
   /**
@@ -75,7 +77,16 @@ export interface AgentRuntimeOptions {
 export interface RunOptions {
   threadId: string;
   runId: string;
-  input: string | BaseMessage | readonly BaseMessage[];
+  /** The new input; `null` continues a paused thread (as LangGraph's `input: null`; see `command`). */
+  input: string | BaseMessage | readonly BaseMessage[] | null;
+  /**
+   * Resume a paused thread with LangGraph's `Command` (`resume`, `update`, `goto`), instead of
+   * `input` (kernel/loop/pause.ts). A resume keeps the thread's turn count, usage and stop
+   * reasons: its budgets go on from where the paused run left them.
+   */
+  command?: ResumeCommand;
+  /** Pause before / after the loop's nodes (`agent`, `tools`, or `*`), as LangGraph's `interruptBefore` / `interruptAfter`. */
+  interrupts?: InterruptPoints;
   /** Agent path (default `lead`). */
   agent?: string;
   signal?: AbortSignal;
@@ -128,6 +139,8 @@ export interface DrawnGraph {
 }
 
 const LOOP_KEY = "__keel";
+/** The config key naming the live run of a graph invocation (`<runId>|<agent>`): a resumed checkpoint's loop state names an earlier one. */
+const RUN_KEY_CONFIG = "keel_run_key";
 const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
 /**
@@ -156,8 +169,10 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
   channelSpec[LOOP_KEY] = Annotation<LoopState | null>({ reducer: (_a: unknown, b: unknown) => b as LoopState, default: () => null });
   const State = Annotation.Root(channelSpec);
 
-  const node = (name: "agent" | "tools", step: (deps: RunDeps, loop: LoopState, local: WorkingChannels) => Promise<void>) => async (state: Record<string, unknown>) => {
-    const loop = { ...(state[LOOP_KEY] as LoopState) };
+  const node = (name: "agent" | "tools", step: (deps: RunDeps, loop: LoopState, local: WorkingChannels) => Promise<void>) => async (state: Record<string, unknown>, config?: { configurable?: Record<string, unknown> }) => {
+    // A resumed thread's loop state was written by an earlier run: the live run is named by the config.
+    const liveKey = config?.configurable?.[RUN_KEY_CONFIG];
+    const loop = { ...(state[LOOP_KEY] as LoopState), ...(typeof liveKey === "string" ? { runKey: liveKey } : {}) };
     const deps = runs.get(loop.runKey);
     if (!deps) throw new Error(`no live run for ${loop.runKey}`);
     const { [LOOP_KEY]: _loop, ...values } = state;
@@ -170,12 +185,14 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     try {
       await step(deps, loop, local);
     } catch (error) {
-      if (deps.signal.aborted) throw error;
+      if (deps.signal.aborted || isGraphPause(error)) throw error;
       loop.error = toRunError(error);
       loop.route = "end";
       deps.scope.emit("error", { agent: deps.agent, type: loop.error.type, message: loop.error.message });
       deps.scope.journal({ agent: deps.agent, turn: loop.turn, kind: "lifecycle", name: "fault", status: loop.error.type, durationMs: 0 });
     }
+    // A static interrupt stops the graph after this step: the run ends here, so its afterAgent chain runs now.
+    if (!loop.error && pausesAfterStep(deps, name, loop)) await runAfterAgentAtPause(deps, loop, local);
     // LangGraph's `updates` shape: keyed by the node that ran.
     deps.scope.emit("updates", { [name]: { agent: deps.agent, turn: loop.turn, route: loop.route } });
     // The node routes itself (a Command): a conditional edge would read, and so re-reduce, the whole state after every step.
@@ -201,6 +218,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     const scope = opts.scope ?? new RunScope(opts.runId, opts.threadId, clock, opts.sink ?? {});
     const signal = opts.signal ?? new AbortController().signal;
     const runKey = `${opts.runId}|${agent}`;
+    const interrupts = checkedInterrupts(opts.interrupts);
     const fence = opts.fence === undefined ? undefined : "assertHeld" in opts.fence ? opts.fence : unwatchedFence(opts.fence);
     const chosen = options.summarize ?? extractiveSummary;
     const { observer, observation } = observeRun(options.observer, { runId: opts.runId, threadId: opts.threadId, agent, agentName: opts.agentName ?? agent, model: describeModel(options.model) });
@@ -226,25 +244,42 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       historyFrozen: false,
       observer,
       observation,
+      ...(interrupts ? { interrupts } : {}),
     });
     try {
       const checkpointThread = opts.checkpointThreadId ?? opts.threadId;
       // durability "sync": each step's checkpoint is committed before the next step starts (a worker killed at step k resumes from step k).
-      const config = { configurable: { thread_id: checkpointThread, ...(fence ? { [FENCE_CONFIG_KEY]: fence } : {}) }, recursionLimit: 2 * maxTurns + 10, signal, durability: "sync" as const };
-      const existing = ((await getState(checkpointThread)).messages as BaseMessage[] | undefined) ?? [];
-      const input = {
-        messages: inputMessages(opts, existing.length === 0 ? options.systemPrompt : undefined),
-        runMeta: new Overwrite({ threadId: opts.threadId, runId: opts.runId, agent, startedAt: scope.isoNow() }),
-        stopReasons: new Overwrite([]),
-        usage: new Overwrite({}),
-        [LOOP_KEY]: freshLoopState(runKey),
+      const config = {
+        configurable: { thread_id: checkpointThread, [RUN_KEY_CONFIG]: runKey, ...(fence ? { [FENCE_CONFIG_KEY]: fence } : {}) },
+        recursionLimit: 2 * maxTurns + 10,
+        signal,
+        durability: "sync" as const,
+        ...interruptOptions(interrupts),
       };
+      const runMeta = new Overwrite({ threadId: opts.threadId, runId: opts.runId, agent, startedAt: scope.isoNow() });
+      // A resume continues the paused thread: its turn count, usage and stop reasons stay (budgets go on).
+      const resuming = opts.command !== undefined || opts.input === null;
+      const held = await getState(checkpointThread);
+      if (resuming && checkpointer && held[LOOP_KEY] == null) {
+        throw new KeelError("KEEL_ERR_RUN_INPUT_INVALID", "the run input at `/input` is null (or a `command` was given) but the thread has no run to continue: send an input", { pointer: "/input" });
+      }
+      const existing = resuming ? [] : ((held.messages as BaseMessage[] | undefined) ?? []);
+      const input = resuming
+        ? resumeCommand(opts.command, { runMeta })
+        : {
+            messages: inputMessages(opts, existing.length === 0 ? options.systemPrompt : undefined),
+            runMeta,
+            stopReasons: new Overwrite([]),
+            usage: new Overwrite({}),
+            [LOOP_KEY]: freshLoopState(runKey),
+          };
       if (!opts.scope) scope.emit("metadata", { run_id: opts.runId, thread_id: opts.threadId, attempt: 1 });
       scope.journal({ agent, turn: 0, kind: "lifecycle", name: "start", status: "running", durationMs: 0 });
       const result = await invokeGraph(input, config, checkpointThread, runKey, signal, scope, agent);
       observation.end({ outcome: result.outcome, turns: result.turns, usage: result.usage });
       return result;
     } catch (error) {
+      runs.delete(runKey);
       observation.fail(error);
       throw error;
     }
@@ -264,8 +299,10 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     } finally {
       runs.delete(runKey);
     }
-    const values = checkpointer ? await getState(checkpointThread) : last;
+    const snapshot = checkpointer ? await graph.getState({ configurable: { thread_id: checkpointThread } }) : undefined;
+    const values = snapshot ? ((snapshot.values ?? {}) as Record<string, unknown>) : last;
     const loop = values[LOOP_KEY] as LoopState | null;
+    const pause: PauseState | null = cancelled ? null : pauseOf(snapshot);
     const usage = ((values.usage as Record<string, TokenUsage> | undefined) ?? {})[agent] ?? ZERO_USAGE;
     const messages = (values.messages as BaseMessage[] | undefined) ?? [];
     const outcome = deriveStatus({
@@ -274,8 +311,9 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       error: loop?.error ?? null,
       cancelled,
       usage,
+      ...(pause ? { paused: awaitingInput(pause, loop?.turn ?? 0) } : {}),
     });
-    scope.journal({ agent, turn: loop?.turn ?? 0, kind: "lifecycle", name: "end", status: outcome.status, durationMs: 0 });
+    scope.journal({ agent, turn: loop?.turn ?? 0, kind: "lifecycle", name: pause ? "pause" : "end", status: outcome.status, durationMs: 0 });
     const { [LOOP_KEY]: _loop, ...channels } = values;
     return { outcome, messages, values: channels, turns: loop?.turn ?? 0, usage };
   }
@@ -283,7 +321,16 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
   return Object.freeze({ composition, tools: tools.map((t) => t.tool), run, getState, drawGraph });
 }
 
+/** The run's interrupt points, checked (an unknown node is `KEEL_ERR_RUN_INTERRUPT_NODE_UNKNOWN`). */
+function checkedInterrupts(points: InterruptPoints | undefined): InterruptPoints | undefined {
+  if (!points) return undefined;
+  const before = checkInterruptNodes(points.before, "interruptBefore");
+  const after = checkInterruptNodes(points.after, "interruptAfter");
+  return before === undefined && after === undefined ? undefined : { ...(before !== undefined ? { before } : {}), ...(after !== undefined ? { after } : {}) };
+}
+
 function inputMessages(opts: RunOptions, systemPrompt: string | undefined): BaseMessage[] {
+  if (opts.input === null) return [];
   const given = typeof opts.input === "string" ? [new HumanMessage(opts.input)] : Array.isArray(opts.input) ? [...opts.input] : [opts.input as BaseMessage];
   given.forEach((m, i) => ensureMessageId(m, `${opts.runId}:input:${i + 1}`));
   return systemPrompt ? [new SystemMessage({ content: systemPrompt, id: `${opts.threadId}:system` }), ...given] : given;

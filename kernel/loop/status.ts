@@ -64,6 +64,8 @@ export interface StatusInput {
   error?: RunError | null;
   cancelled?: boolean;
   usage?: TokenUsage;
+  /** The run paused for input (kernel/loop/pause.ts): `partial` with this stop reason (`awaiting_input`). */
+  paused?: StopReason;
 }
 
 /**
@@ -72,7 +74,7 @@ export interface StatusInput {
  * output is `failed`; the error fallback on the last assistant message is `failed`.
  */
 export function deriveStatus(input: StatusInput): StatusV2Payload {
-  const stopReasons = input.stopReasons.map(toStopReason);
+  const stopReasons = [...input.stopReasons.map(toStopReason), ...(input.paused && !input.cancelled && !input.error ? [input.paused] : [])];
   const primary = primaryStopReason(stopReasons);
   const base = {
     contract: "status" as const,
@@ -91,6 +93,11 @@ export function deriveStatus(input: StatusInput): StatusV2Payload {
   if (fallback) return { ...base, status: "failed", text: fallback.message, error: fallback };
 
   const text = last ? usableText(last) : "";
+  if (input.paused) {
+    // A pause is not a failure, even before any usable output: the thread waits for its input.
+    const shown = text.length > 0 ? text : (input.paused.detail ?? "Awaiting input");
+    return { ...base, status: "partial", text: shown, ...(text.length > 0 ? { resultSha256: sha256Hex(text) } : {}) };
+  }
   if (text.length > 0) {
     return { ...base, status: stopReasons.length === 0 ? "succeeded" : "partial", text, resultSha256: sha256Hex(text) };
   }

@@ -1,4 +1,5 @@
 import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { isGraphPause } from "./pause.js";
 import { canonicalJson, sha256Hex } from "../hashing.js";
 import type { ChannelUpdate, ToolCall, ToolHandler, ToolOutput } from "../plugin/types.js";
 import { finishRun } from "./finish.js";
@@ -80,6 +81,8 @@ export function toolInvoker(deps: RunDeps, turn: number): ToolHandler {
         }));
         message = toToolMessage(output, toolCall);
       } catch (error) {
+        // A tool that pauses (`interrupt()`) pauses the run; its step runs again on resume.
+        if (isGraphPause(error)) throw error;
         errorType = "KEEL_ERR_TOOL_FAILED";
         message = toToolMessage({ content: `KEEL_ERR_TOOL_FAILED: tool \`${toolCall.name}\` threw: ${(error as Error)?.message ?? String(error)}`, status: "error" }, toolCall);
       }

@@ -89,6 +89,20 @@ export class WorkingChannels {
     return Object.freeze(out);
   }
 
+  /** Remember the channels as they are now; the returned function brings them back (undoing every update since). */
+  mark(): () => void {
+    const values = { ...this.values };
+    const changed = new Set(this.changed);
+    const appended = this.appended === null ? null : [...this.appended];
+    return () => {
+      for (const key of Object.keys(this.values)) delete this.values[key];
+      Object.assign(this.values, values);
+      this.changed.clear();
+      for (const name of changed) this.changed.add(name);
+      this.appended = appended;
+    };
+  }
+
   /** The node's return value: every changed channel, already reduced. */
   changes(): Record<string, unknown> {
     const out: Record<string, unknown> = {};

@@ -34,11 +34,13 @@ export function isTerminal(status: RunRecordStatus): boolean {
 /**
  * The thread's status once a run of it ended with `outcome`, as LangGraph's server sets it:
  * `error` when the run failed or timed out; otherwise `busy` while the thread has another
- * pending or running run, else `idle` — a cancelled run included (LangGraph's `interrupted`
- * is a run stopped at an interrupt, which Keel's loop does not have yet).
+ * pending or running run, else `idle` — a cancelled run included; `interrupted` when the run
+ * paused for input (stop reason `awaiting_input`: the thread has `next` nodes, as LangGraph's
+ * server marks a thread whose checkpoint has a next step).
  */
 export function threadStatusAfter(outcome: StatusV2Payload, othersActive: boolean): ThreadStatus {
   if (outcome.status === "failed" || outcome.status === "timed_out") return "error";
+  if (outcome.status === "partial" && outcome.stopReasons.some((r) => r.reason === "awaiting_input")) return "interrupted";
   return othersActive ? "busy" : "idle";
 }
 

@@ -66,7 +66,28 @@ export function sanitizeRunRequest(request: RunRequest, limits: HygieneLimits): 
   if (maxTurns !== undefined) out.maxTurns = maxTurns;
   // The fork point is an explicit field, never read from `config.configurable` (step 4).
   if (typeof copy.checkpointId === "string" && copy.checkpointId.length > 0) out.checkpointId = copy.checkpointId;
+  if (isObject(copy.command)) out.command = cleanCommand(copy.command, owned);
+  for (const key of ["interruptBefore", "interruptAfter"] as const) {
+    const nodes = copy[key];
+    if (nodes === "*") out[key] = "*";
+    else if (Array.isArray(nodes)) out[key] = nodes.filter((n): n is string => typeof n === "string");
+  }
   checkRequestedModel(out, limits.allowedModels);
+  return out;
+}
+
+/** The kernel's evidence channels: never written by a caller, not even through a command's update. */
+const KERNEL_OWNED_CHANNELS = ["stopReasons", "usage", "runMeta"];
+
+/** A command's `update` writes channels: runtime-owned ones, `__` keys and Keel's message metadata are dropped, as from an input. */
+function cleanCommand(command: JsonObject, owned: ReadonlySet<string>): NonNullable<RunRequest["command"]> {
+  const out: NonNullable<RunRequest["command"]> = {};
+  if ("resume" in command) out.resume = command.resume;
+  if ("goto" in command && command.goto !== null) out.goto = command.goto;
+  if (isObject(command.update)) {
+    const update = cleanInput(withoutDunderKeys(command.update), new Set([...owned, ...KERNEL_OWNED_CHANNELS])) as JsonObject;
+    out.update = update;
+  }
   return out;
 }
 

@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Composition } from "../compose/types.js";
 import { RunScope, systemClock, type Clock, type JournalRecord, type ModelRequestRecord } from "../loop/run-scope.js";
-import type { AgentRuntime } from "../loop/runtime.js";
+import type { AgentRuntime, RunOptions } from "../loop/runtime.js";
+import type { InterruptPoints, ResumeCommand } from "../loop/pause.js";
 import type { ChildAgentResult } from "../ports/agents.js";
 import { buildPort, portProvider } from "../ports/resolve.js";
 import { ROLLBACK_PORT, type RollbackPort } from "../ports/rollback.js";
@@ -66,7 +67,8 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeE
     recordChild: (runId, agentPath, result) => void live.get(runId)?.children.set(agentPath, result),
 
     async execute(run, io) {
-      const input = toRuntimeInput(run.request.input);
+      const resuming = run.request.command !== undefined || run.request.input === null || run.request.input === undefined;
+      const input = resuming ? null : toRuntimeInput(run.request.input);
       const journal: JournalRecord[] = [];
       const modelRequests: ModelRequestRecord[] = [];
       // Our own scope, so the runtime does not emit `metadata`: the manager already did.
@@ -99,6 +101,7 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeE
           // an executor driven without one still lets a run-store-aware saver check the epoch.
           fence: io.fence ?? { runId: run.runId, epoch: run.epoch, now: () => clock.now() },
           ...(maxTurns !== undefined ? { maxTurns } : {}),
+          ...resumeOptions(run.request),
         });
       } finally {
         live.delete(run.runId);
@@ -178,6 +181,17 @@ function allOrNothing(parts: StagedRollback[]): RollbackPoint {
       for (const p of prepared) await p.commit();
     },
     release: async () => void (await Promise.all(parts.map((p) => p.release()))),
+  };
+}
+
+/** A resume's Command and the run's interrupt points, as the runtime takes them (pause.ts checks the node names). */
+function resumeOptions(request: RunRecord["request"]): Pick<RunOptions, "command" | "interrupts"> {
+  const interrupts: InterruptPoints = {};
+  if (request.interruptBefore !== undefined) interrupts.before = request.interruptBefore as InterruptPoints["before"];
+  if (request.interruptAfter !== undefined) interrupts.after = request.interruptAfter as InterruptPoints["after"];
+  return {
+    ...(request.command !== undefined ? { command: request.command as ResumeCommand } : {}),
+    ...(Object.keys(interrupts).length > 0 ? { interrupts } : {}),
   };
 }
 

@@ -58,6 +58,11 @@ export interface RunRequest {
   maxTurns?: number;
   /** Start from this earlier checkpoint of the thread (root namespace): a fork (checkpoint-fork.ts). */
   checkpointId?: string;
+  /** Resume a paused thread with LangGraph's Command (`resume`, `update`, `goto`); `input` is then ignored. */
+  command?: { resume?: unknown; update?: Record<string, unknown> | null; goto?: unknown };
+  /** Pause before / after these loop nodes (`"*"` or `agent`, `tools`): LangGraph's interrupt_before / interrupt_after. */
+  interruptBefore?: "*" | string[];
+  interruptAfter?: "*" | string[];
 }
 
 /** run@1 plus the request and the user. */

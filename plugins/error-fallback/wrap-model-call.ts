@@ -1,5 +1,6 @@
 import type { AIMessage } from "@langchain/core/messages";
 import { isKeelError } from "../../kernel/errors.js";
+import { isGraphPause } from "../../kernel/loop/pause.js";
 import type { HookContext, ModelHandler, ModelRequest } from "../../kernel/plugin/types.js";
 import { backoffDelay } from "./backoff.js";
 import type { CircuitBreaker } from "./breaker.js";
@@ -56,7 +57,8 @@ function describe(failure: ProviderFailure): string {
  * errors after the run was cancelled are not provider errors: they pass through untouched.
  */
 function isProviderError(error: unknown, signal: AbortSignal): boolean {
-  return !signal.aborted && !isKeelError(error);
+  // A pause (LangGraph's `interrupt()` inside the call) is never a provider failure: never retried.
+  return !signal.aborted && !isKeelError(error) && !isGraphPause(error);
 }
 
 export async function retryModelCall(request: ModelRequest, next: ModelHandler, ctx: HookContext, env: RetryEnvironment): Promise<AIMessage> {

@@ -1,5 +1,6 @@
 import type { RunRecord } from "../../kernel/runs/types.js";
 import type { GatewayContext } from "./context.js";
+import { threadStateView } from "./thread-state.js";
 import { publicValues, toWireValue } from "./wire-json.js";
 
 /**
@@ -13,6 +14,13 @@ import { publicValues, toWireValue } from "./wire-json.js";
  */
 export async function finalValues(ctx: GatewayContext, run: RunRecord): Promise<Record<string, unknown>> {
   const values = publicValues(await ctx.deps.runs.getThreadState(run.threadId));
+  // A run paused by `interrupt()`: LangGraph's last `values` chunk carries the interrupts under `__interrupt__`.
+  if (run.outcome?.stopReasons.some((r) => r.reason === "awaiting_input")) {
+    const thread = await ctx.deps.store.getThread(run.threadId);
+    const state = thread ? await threadStateView(ctx, thread) : null;
+    const interrupts = ((state?.tasks ?? []) as Array<{ interrupts?: unknown[] }>).flatMap((task) => task.interrupts ?? []);
+    if (interrupts.length > 0) values.__interrupt__ = interrupts;
+  }
   if (run.outcome) values.outcome = toWireValue(run.outcome);
   if (run.status === "error" || run.status === "timeout") {
     values.__error__ = {

@@ -7,7 +7,7 @@ import { applyAssistant, visibleAssistant } from "./assistant-registry.js";
 import { HttpError, notFound } from "./http-errors.js";
 import type { RunCreateBody as BasicRunCreateBody } from "./schemas.js";
 import type { RunCreateBody } from "./schemas-runs.js";
-import { dueAtOf, refuseUnsupportedFields, requestedCheckpoint, requestedMaxTurns, unsupported } from "./run-fields.js";
+import { dueAtOf, refuseUnsupportedFields, requestedCheckpoint, requestedCommand, requestedInterrupts, requestedMaxTurns, unsupported } from "./run-fields.js";
 import { authorizedThread, ownedThread, type GatewayContext } from "./context.js";
 import { assistantStamps, runMetadata, stampThread } from "./run-metadata.js";
 
@@ -24,7 +24,11 @@ type AnyRunCreateBody = RunCreateBody | BasicRunCreateBody;
 export function toRunRequest(body: AnyRunCreateBody): RunRequest {
   const streamMode = body.stream_mode == null ? undefined : Array.isArray(body.stream_mode) ? [...body.stream_mode] : [body.stream_mode];
   const maxTurns = requestedMaxTurns(body);
+  const full = body as RunCreateBody;
+  const command = requestedCommand(full);
   return {
+    ...requestedInterrupts(full),
+    ...(command ? { command } : {}),
     assistantId: body.assistant_id,
     input: body.input ?? null,
     ...(body.config ? { config: body.config } : {}),

@@ -1,3 +1,6 @@
+import { isKeelError } from "../../kernel/errors.js";
+import { checkInterruptNodes, LOOP_NODES } from "../../kernel/loop/pause.js";
+import { isRecord } from "../../contracts/plain-object.js";
 import { HttpError } from "./http-errors.js";
 import type { RunCreateBody } from "./schemas-runs.js";
 
@@ -8,24 +11,80 @@ import type { RunCreateBody } from "./schemas-runs.js";
  * change nothing (`false`, `[]`, `null`, LangGraph's defaults) are accepted.
  */
 export function refuseUnsupportedFields(body: RunCreateBody): void {
-  if (body.command != null) unsupported("/command", "commands (resuming an interrupt, `goto`, `update`) are not supported yet");
-  for (const field of ["interrupt_before", "interrupt_after"] as const) {
-    const value = body[field];
-    if (value == null || (Array.isArray(value) && value.length === 0)) continue;
-    if (value !== "*" && !(Array.isArray(value) && value.every((node) => typeof node === "string"))) invalid(`/${field}`, 'must be "*" or a list of node names');
-    unsupported(`/${field}`, "static interrupts are not supported (Keel's loop has no interrupt points)");
-  }
   if (body.stream_subgraphs === true) unsupported("/stream_subgraphs", "subgraph streaming is not supported; subagents' events come as `task` events");
   const feedback = body.feedback_keys;
   if (feedback != null && !(Array.isArray(feedback) && feedback.every((key) => typeof key === "string"))) invalid("/feedback_keys", "must be a list of strings");
   if (Array.isArray(feedback) && feedback.length > 0) unsupported("/feedback_keys", "LangSmith feedback keys are not supported");
   if (body.langsmith_tracer != null) unsupported("/langsmith_tracer", "a per-run LangSmith project is not supported; tracing is configured on the server");
-  if (body.strict_resume === true) unsupported("/strict_resume", "resuming interrupts is not supported yet");
+  if (body.strict_resume === true) unsupported("/strict_resume", "a strict resume (refusing a resume value that matches no pending interrupt) is not supported");
   if (body.checkpoint_during === false) unsupported("/checkpoint_during", "Keel checkpoints every step; `false` is not supported");
   if (body.durability === "exit") unsupported("/durability", "Keel checkpoints every step; `exit` is not supported (`sync` and `async` are)");
   const checkpoint = body.checkpoint;
   if (checkpoint?.checkpoint_ns) unsupported("/checkpoint/checkpoint_ns", "only the root namespace (`\"\"`) can be run from");
   if (checkpoint?.checkpoint_map && Object.keys(checkpoint.checkpoint_map).length > 0) unsupported("/checkpoint/checkpoint_map", "a checkpoint map is not supported");
+}
+
+/**
+ * A run's interrupt points (plugins/gateway/README.md, "Interrupts and resume"): the body's
+ * `interrupt_before` / `interrupt_after`, else the same keys of its `config` (an
+ * assistant's config lands there; the request's config wins over the assistant's).
+ * `"*"` or a list of the loop's nodes (`agent`, `tools`); an empty list is none; an
+ * unknown node is 400 `KEEL_ERR_RUN_INTERRUPT_NODE_UNKNOWN` with the entry's pointer.
+ */
+export function requestedInterrupts(body: Pick<RunCreateBody, "interrupt_before" | "interrupt_after" | "config">): { interruptBefore?: "*" | string[]; interruptAfter?: "*" | string[] } {
+  const out: { interruptBefore?: "*" | string[]; interruptAfter?: "*" | string[] } = {};
+  const config = (body.config ?? {}) as Record<string, unknown>;
+  for (const [field, key] of [["interrupt_before", "interruptBefore"], ["interrupt_after", "interruptAfter"]] as const) {
+    const own = body[field];
+    const [value, pointer] = own != null ? [own, `/${field}`] : [config[field], `/config/${field}`];
+    const nodes = asHttpError(() => checkInterruptNodes(value, pointer));
+    if (nodes === undefined || (nodes !== "*" && nodes.length === 0)) continue;
+    out[key] = nodes === "*" ? "*" : [...nodes];
+  }
+  return out;
+}
+
+/**
+ * LangGraph's `command` (`{ resume?, update?, goto? }`, as the SDK sends it): an object
+ * with at least one of them; `update` an object of channel values (or a list of
+ * `[channel, value]` pairs), `goto` a loop node (or a list, or `{ node, input }` sends).
+ */
+export function requestedCommand(body: Pick<RunCreateBody, "command">): { resume?: unknown; update?: Record<string, unknown> | null; goto?: unknown } | undefined {
+  const command = body.command;
+  if (command == null) return undefined;
+  if (!isRecord(command)) invalid("/command", "must be an object `{ resume?, update?, goto? }`");
+  const { resume, update, goto } = command;
+  if (resume === undefined && update == null && goto == null) invalid("/command", "needs `resume`, `update` or `goto`");
+  let updates: Record<string, unknown> | undefined;
+  if (Array.isArray(update)) {
+    update.forEach((pair, i) => {
+      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== "string") invalid(`/command/update/${i}`, "must be a `[channel, value]` pair");
+    });
+    updates = Object.fromEntries(update as [string, unknown][]);
+  } else if (update != null) {
+    if (!isRecord(update)) invalid("/command/update", "must be an object of channel values");
+    updates = update;
+  }
+  if (goto != null) {
+    const targets = Array.isArray(goto) ? goto.map((g, i) => [g, `/command/goto/${i}`] as const) : [[goto, "/command/goto"] as const];
+    for (const [target, pointer] of targets) {
+      const node = typeof target === "string" ? target : isRecord(target) ? target.node : undefined;
+      if (typeof node !== "string" || !(LOOP_NODES as readonly string[]).includes(node)) {
+        throw new HttpError(400, "KEEL_ERR_RUN_INTERRUPT_NODE_UNKNOWN", `invalid body at \`${pointer}\`: the loop's nodes are ${LOOP_NODES.join(", ")}`, pointer);
+      }
+    }
+  }
+  return { ...(resume !== undefined ? { resume } : {}), ...(updates ? { update: updates } : {}), ...(goto != null ? { goto } : {}) };
+}
+
+/** A KeelError with a pointer (the kernel's checks) as the 400 that names it. */
+function asHttpError<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (isKeelError(error)) throw new HttpError(400, error.code, error.message, error.pointer);
+    throw error;
+  }
 }
 
 /**

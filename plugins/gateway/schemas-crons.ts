@@ -5,7 +5,7 @@ import { Nullable, STREAM_MODES } from "./schemas.js";
  * Request schemas of the cron routes (plugins/gateway/README.md, "Crons API"). Open objects,
  * as every route's: unknown fields are ignored. The fields `@langchain/langgraph-sdk`'s
  * crons client sends that Keel does not support are declared here and refused by the route
- * when set (`webhook`, `interrupt_before`, …), never silently ignored.
+ * when set (`webhook`, `durability`, …), never silently ignored.
  */
 
 const OpenObject = Type.Record(Type.String(), Type.Unknown());
@@ -18,12 +18,15 @@ const IdFilter = Type.String({ minLength: 1, maxLength: 128 });
 export const CronParams = Type.Object({ cron_id: Type.String({ minLength: 1, maxLength: 128 }) });
 
 /** Fields of the SDK's cron bodies that Keel refuses when they ask for something (the route checks them). */
-export const CRON_UNSUPPORTED_FIELDS = ["webhook", "interrupt_before", "interrupt_after", "checkpoint_during", "durability", "stream_subgraphs"] as const;
+export const CRON_UNSUPPORTED_FIELDS = ["webhook", "checkpoint_during", "durability", "stream_subgraphs"] as const;
 const unsupported = Object.fromEntries(CRON_UNSUPPORTED_FIELDS.map((field) => [field, Type.Optional(Type.Unknown())]));
 
 /** What every fire's run is made of (the cron's `payload`). */
 const runFields = {
   input: Type.Optional(Type.Unknown()),
+  /** Where each fire's run pauses (`"*"` or `agent`, `tools`): checked as a run's (run-fields.ts). */
+  interrupt_before: Type.Optional(Type.Unknown()),
+  interrupt_after: Type.Optional(Type.Unknown()),
   config: Type.Optional(Nullable(OpenObject)),
   context: Type.Optional(Nullable(OpenObject)),
   metadata: Type.Optional(Nullable(OpenObject)),

@@ -30,6 +30,17 @@ export async function threadValues(ctx: GatewayContext, thread: ThreadRecord): P
   return (await threadStateView(ctx, thread))?.values ?? {};
 }
 
+/**
+ * The thread's values and, as LangGraph's server keeps them on a thread, its pending
+ * tasks' interrupts by task id (`{}` unless the thread is `interrupted`).
+ */
+export async function threadValuesAndInterrupts(ctx: GatewayContext, thread: ThreadRecord): Promise<{ values: Record<string, unknown>; interrupts: Record<string, unknown[]> }> {
+  const state = await threadStateView(ctx, thread);
+  const interrupts: Record<string, unknown[]> = {};
+  if (thread.status === "interrupted") for (const task of (state?.tasks ?? []) as Array<{ id: string; interrupts?: unknown[] }>) interrupts[task.id] = task.interrupts ?? [];
+  return { values: state?.values ?? {}, interrupts };
+}
+
 /** The checkpoint reader, or 501 when the gateway was built without one. */
 export function checkpointReader(ctx: GatewayContext): ThreadCheckpoints {
   const reader = ctx.deps.threadState;

@@ -6,7 +6,7 @@ import type { RunRecord, ThreadRecord } from "../../kernel/runs/types.js";
  * types as `Thread`, `Run`, `Assistant`), plus Keel's `outcome` (status@2) on runs.
  */
 
-export function threadToWire(thread: ThreadRecord, values: Record<string, unknown> = {}) {
+export function threadToWire(thread: ThreadRecord, values: Record<string, unknown> = {}, interrupts: Record<string, unknown[]> = {}) {
   return {
     thread_id: thread.threadId,
     created_at: thread.createdAt,
@@ -15,7 +15,7 @@ export function threadToWire(thread: ThreadRecord, values: Record<string, unknow
     metadata: thread.metadata,
     status: thread.status,
     values,
-    interrupts: {},
+    interrupts,
   };
 }
 

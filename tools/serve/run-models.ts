@@ -4,6 +4,7 @@ import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import type { ScenarioV1 } from "../../contracts/scenario/v1.js";
 import { KeelError } from "../../kernel/errors.js";
+import { keelMeta } from "../../kernel/loop/message-meta.js";
 import { importOptional } from "../../kernel/optional-import.js";
 import { packageRoot } from "../../kernel/package-root.js";
 import { ScriptedChatModel, type ScriptedAgent, type ScriptedChatModelOptions, type ScriptedFault } from "../testing/scripted-model.js";
@@ -111,6 +112,8 @@ class RunScriptedChatModel extends ScriptedChatModel {
   }
 
   override async _generate(messages: BaseMessage[], options: this["ParsedCallOptions"]): Promise<ChatResult> {
+    // A run resuming a paused thread (input null, a command) continues the script where the paused run left it.
+    if (this.turnsAnswered === 0) this.continueAfter(answersSinceLastInput(messages));
     const result = await super._generate(messages, options);
     for (const generation of result.generations) {
       const message = generation.message as AIMessage;
@@ -118,6 +121,25 @@ class RunScriptedChatModel extends ScriptedChatModel {
     }
     return result;
   }
+}
+
+/**
+ * Assistant answers after the newest run input: 0 on a fresh run, more on a resume. A run's
+ * input messages carry ids `<runId>:input:<n>` (the runtime's); a user message a resume's
+ * `command.update` added is not an input, nor are Keel's hidden stop instructions. Without
+ * any input-id message (inputs given with their own ids), the newest visible user message counts.
+ */
+function answersSinceLastInput(messages: readonly BaseMessage[]): number {
+  const isInput = (m: BaseMessage) => m.getType() === "human" && /:input:\d+$/.test(m.id ?? "");
+  const anyInput = messages.some(isInput);
+  let count = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    const type = message.getType();
+    if (type === "human" && (anyInput ? isInput(message) : !keelMeta(message).hidden)) return count;
+    if (type === "ai") count++;
+  }
+  return count;
 }
 
 /** Eight characters of the run id: unique enough among one thread's runs, short in transcripts. */

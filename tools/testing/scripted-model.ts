@@ -94,6 +94,11 @@ export class ScriptedChatModel extends BaseChatModel {
     return this.cursor;
   }
 
+  /** Continue the script after `turns` answered turns (a resumed run's fresh model; only before its first answer). */
+  protected continueAfter(turns: number): void {
+    if (this.cursor === 0 && turns > 0) this.cursor = turns;
+  }
+
   override bindTools(tools: BindToolsInput[], kwargs?: Partial<BaseChatModelCallOptions>) {
     return this.withConfig({ ...(kwargs ?? {}), tools } as Partial<BaseChatModelCallOptions>);
   }

@@ -198,7 +198,7 @@ function selectFields(wire: CronWire, select: readonly string[] | null, now: str
 /** The run-creation fields of a body, as sent (the cron's `payload`). */
 function payloadOf(body: Record<string, unknown>): Record<string, unknown> {
   const payload: Record<string, unknown> = {};
-  for (const field of ["assistant_id", "input", "config", "context", "metadata", "stream_mode", "stream_resumable", "multitask_strategy"] as const) {
+  for (const field of ["assistant_id", "input", "config", "context", "metadata", "stream_mode", "stream_resumable", "multitask_strategy", "interrupt_before", "interrupt_after"] as const) {
     if (body[field] !== undefined && body[field] !== null) payload[field] = body[field];
   }
   return payload;

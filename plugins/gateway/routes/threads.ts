@@ -5,7 +5,7 @@ import { ThreadParams } from "../schemas.js";
 import { THREAD_FIELDS, ThreadCountBody, ThreadCreateBody, ThreadPatchBody, ThreadPruneBody, ThreadSearchBody } from "../schemas-threads.js";
 import { metadataMatches, threadToWire } from "../wire-records.js";
 import { applySupersteps } from "./threads-state.js";
-import { checkpointReader, threadValues } from "../thread-state.js";
+import { checkpointReader, threadValues, threadValuesAndInterrupts } from "../thread-state.js";
 import { authorizedThread, type GatewayApp, type GatewayContext } from "../context.js";
 import { equalityFilters } from "../auth-handler.js";
 
@@ -54,7 +54,8 @@ export function registerThreadRoutes(app: GatewayApp, ctx: GatewayContext): void
 
   app.get("/threads/:tid", { schema: { params: ThreadParams } }, async (request) => {
     const thread = await authorizedThread(ctx, request, "read", request.params.tid);
-    return threadToWire(thread, await threadValues(ctx, thread));
+    const { values, interrupts } = await threadValuesAndInterrupts(ctx, thread);
+    return threadToWire(thread, values, interrupts);
   });
 
   /** LangGraph's patch: `metadata` is merged into the thread's (a key set to null stays, with null). */
