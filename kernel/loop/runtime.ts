@@ -17,10 +17,11 @@ import { ensureMessageId } from "./message-meta.js";
 import { warnOnModelRetries } from "./model-retries.js";
 import { freshLoopState, type BoundTool, type LoopState, type RunDeps } from "./loop-state.js";
 import type { TokenUsage } from "./normalize.js";
-import { RunScope, systemClock, type Clock, type RunSink } from "./run-scope.js";
+import { RunScope, systemClock, type Clock, type RunSink, type StreamRequest } from "./run-scope.js";
 import { deriveStatus, type StatusV2Payload, type StopReasonEntry } from "./status.js";
 import { extractiveSummary, isSummaryModel, type SummarizeOption } from "./summarize.js";
 import { toolsStep } from "./tools-node.js";
+import { namespaceOf, streamGraph } from "./stream-graph.js";
 import { FENCE_CONFIG_KEY, fencedSaver } from "./fenced-saver.js";
 import { unwatchedFence, type RunFence } from "../ports/fence.js";
 import { describeModel, observeRun } from "../observe/observed.js";
@@ -83,6 +84,8 @@ export interface RunOptions {
   /** Share a parent's scope (clock, event and journal sequences) with a child run. */
   scope?: RunScope;
   maxTurns?: number;
+  /** What the run streams when it makes its own scope (default: none of the graph's modes); a given `scope` brings its own. */
+  stream?: StreamRequest;
   /** Stream model tokens as `messages` events (default false; the run service turns it on when a client asked for them). */
   streamTokens?: boolean;
   /**
@@ -156,7 +159,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
   channelSpec[LOOP_KEY] = Annotation<LoopState | null>({ reducer: (_a: unknown, b: unknown) => b as LoopState, default: () => null });
   const State = Annotation.Root(channelSpec);
 
-  const node = (name: "agent" | "tools", step: (deps: RunDeps, loop: LoopState, local: WorkingChannels) => Promise<void>) => async (state: Record<string, unknown>) => {
+  const node = (_name: "agent" | "tools", step: (deps: RunDeps, loop: LoopState, local: WorkingChannels) => Promise<void>) => async (state: Record<string, unknown>) => {
     const loop = { ...(state[LOOP_KEY] as LoopState) };
     const deps = runs.get(loop.runKey);
     if (!deps) throw new Error(`no live run for ${loop.runKey}`);
@@ -173,11 +176,8 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       if (deps.signal.aborted) throw error;
       loop.error = toRunError(error);
       loop.route = "end";
-      deps.scope.emit("error", { agent: deps.agent, type: loop.error.type, message: loop.error.message });
       deps.scope.journal({ agent: deps.agent, turn: loop.turn, kind: "lifecycle", name: "fault", status: loop.error.type, durationMs: 0 });
     }
-    // LangGraph's `updates` shape: keyed by the node that ran.
-    deps.scope.emit("updates", { [name]: { agent: deps.agent, turn: loop.turn, route: loop.route } });
     // The node routes itself (a Command): a conditional edge would read, and so re-reduce, the whole state after every step.
     return new Command({ update: { ...local.changes(), [LOOP_KEY]: loop }, goto: loop.route === "end" ? END : loop.route });
   };
@@ -198,7 +198,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
   async function run(opts: RunOptions): Promise<RunResult> {
     const agent = opts.agent ?? "lead";
     const maxTurns = opts.maxTurns ?? options.maxTurns ?? 150;
-    const scope = opts.scope ?? new RunScope(opts.runId, opts.threadId, clock, opts.sink ?? {});
+    const scope = opts.scope ?? new RunScope(opts.runId, opts.threadId, clock, opts.sink ?? {}, opts.stream);
     const signal = opts.signal ?? new AbortController().signal;
     const runKey = `${opts.runId}|${agent}`;
     const fence = opts.fence === undefined ? undefined : "assertHeld" in opts.fence ? opts.fence : unwatchedFence(opts.fence);
@@ -256,8 +256,8 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     // Without a checkpointer the state after the last step is the result (kept as the graph streams it).
     let last: Record<string, unknown> = {};
     try {
-      if (checkpointer) await graph.invoke(input as never, config);
-      else for await (const chunk of await graph.stream(input as never, { ...config, streamMode: "values" })) last = chunk as Record<string, unknown>;
+      const streamed = await streamGraph(graph, input, config, { stream: scope.stream, agent, keepLastValues: !checkpointer, emit: (event, data) => void scope.emit(event, data) });
+      if (streamed) last = streamed;
     } catch (error) {
       if (!signal.aborted) throw error;
       cancelled = true;
@@ -276,6 +276,8 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       usage,
     });
     scope.journal({ agent, turn: loop?.turn ?? 0, kind: "lifecycle", name: "end", status: outcome.status, durationMs: 0 });
+    // LangGraph's `error` event ({error, message}) for a failed run, after its last `values`; a child's failure is its task's result, not the run's.
+    if (loop?.error && namespaceOf(agent).length === 0) scope.emit("error", { error: loop.error.type, message: loop.error.message });
     const { [LOOP_KEY]: _loop, ...channels } = values;
     return { outcome, messages, values: channels, turns: loop?.turn ?? 0, usage };
   }

@@ -15,7 +15,6 @@ export function refuseUnsupportedFields(body: RunCreateBody): void {
     if (value !== "*" && !(Array.isArray(value) && value.every((node) => typeof node === "string"))) invalid(`/${field}`, 'must be "*" or a list of node names');
     unsupported(`/${field}`, "static interrupts are not supported (Keel's loop has no interrupt points)");
   }
-  if (body.stream_subgraphs === true) unsupported("/stream_subgraphs", "subgraph streaming is not supported; subagents' events come as `task` events");
   const feedback = body.feedback_keys;
   if (feedback != null && !(Array.isArray(feedback) && feedback.every((key) => typeof key === "string"))) invalid("/feedback_keys", "must be a list of strings");
   if (Array.isArray(feedback) && feedback.length > 0) unsupported("/feedback_keys", "LangSmith feedback keys are not supported");

@@ -14,7 +14,8 @@ const OpenObject = Type.Record(Type.String(), Type.Unknown());
 /** A schema or null (LangGraph's clients send null for "not given"). */
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const STREAM_MODES = ["values", "updates", "messages", "messages-tuple", "custom", "guard", "task"] as const;
+/** LangGraph's stream modes, then Keel's own (`guard`, `task`: sent only when asked for by name). */
+export const STREAM_MODES = ["values", "updates", "messages", "messages-tuple", "custom", "checkpoints", "tasks", "debug", "guard", "task"] as const;
 export type StreamMode = (typeof STREAM_MODES)[number];
 const StreamModeName = Type.Enum(STREAM_MODES);
 
