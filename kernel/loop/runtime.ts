@@ -277,7 +277,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     });
     scope.journal({ agent, turn: loop?.turn ?? 0, kind: "lifecycle", name: "end", status: outcome.status, durationMs: 0 });
     // LangGraph's `error` event ({error, message}) for a failed run, after its last `values`; a child's failure is its task's result, not the run's.
-    if (loop?.error && namespaceOf(agent).length === 0) scope.emit("error", { error: loop.error.type, message: loop.error.message });
+    if (outcome.status === "failed" && outcome.error && namespaceOf(agent).length === 0) scope.emit("error", { error: outcome.error.type, message: outcome.error.message });
     const { [LOOP_KEY]: _loop, ...channels } = values;
     return { outcome, messages, values: channels, turns: loop?.turn ?? 0, usage };
   }
