@@ -8,6 +8,7 @@
  */
 import { Buffer } from "node:buffer";
 import type { StreamRequest } from "./run-scope.js";
+import { CompletedMessages } from "./messages-mode.js";
 import { checkpointsPayload, debugPayload, MAX_VALUES_EVENT_BYTES, plain, plainJson, publicState, taskPayload, updatesPayload, VALUES_OMITTED_EVENT } from "./stream-payloads.js";
 
 /** The stream modes that come from LangGraph's graph stream. */
@@ -47,6 +48,12 @@ export async function streamGraph(graph: StreamableGraph, input: unknown, config
   const wanted = visible ? GRAPH_STREAM_MODES.filter((m) => options.stream.modes.includes(m)) : [];
   const modes = new Set(wanted);
   if (options.keepLastValues) modes.add("values");
+  // `messages`: its `messages/complete` events come from each superstep's state, as on the LangGraph server.
+  const completed = namespace.length === 0 && options.stream.modes.includes("messages") ? new CompletedMessages(options.emit) : undefined;
+  if (completed) modes.add("values");
+  // `messages-tuple`: the tools step's messages go out as `[message, metadata]` (the model's are streamed as tokens).
+  const toolTuples = visible && options.stream.modes.includes("messages-tuple");
+  if (toolTuples) modes.add("updates");
   if (modes.size === 0) {
     await graph.invoke(input as never, config);
     return undefined;
@@ -55,6 +62,8 @@ export async function streamGraph(graph: StreamableGraph, input: unknown, config
   for await (const chunk of await graph.stream(input as never, { ...config, streamMode: [...modes] })) {
     const [mode, payload] = chunk as [string, unknown];
     if (mode === "values") last = payload as Record<string, unknown>;
+    if (mode === "values") completed?.fromState(payload as Record<string, unknown>);
+    if (mode === "updates" && toolTuples) emitToolMessages(payload as Record<string, unknown>, namespace, options);
     if (!wanted.includes(mode)) continue;
     const event = namespacedEvent(mode, namespace);
     if (mode === "values") emitValues(payload as Record<string, unknown>, event, namespace, options.emit);
@@ -76,4 +85,11 @@ function emitValues(state: Record<string, unknown>, event: string, namespace: re
   const bytes = Buffer.byteLength(json);
   if (bytes <= MAX_VALUES_EVENT_BYTES) return emit(event, JSON.parse(json));
   emit(namespacedEvent(VALUES_OMITTED_EVENT, namespace), { code: "values_too_large", bytes, limit: MAX_VALUES_EVENT_BYTES, recovery: "reload_durable_state" });
+}
+
+/** The tools node's new messages as LangGraph's messages-tuple events (`[message, { langgraph_node: "tools", … }]`). */
+function emitToolMessages(update: Record<string, unknown>, namespace: readonly string[], options: StreamGraphOptions): void {
+  const tools = update.tools as { messages?: unknown } | undefined;
+  if (!tools || !Array.isArray(tools.messages)) return;
+  for (const message of plain<Record<string, unknown>[]>(tools.messages)) options.emit(namespacedEvent("messages", namespace), [message, { langgraph_node: "tools", agent: options.agent }]);
 }

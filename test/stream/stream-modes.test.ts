@@ -112,6 +112,32 @@ describe("stream modes: a tool step with two parallel calls", () => {
     expect(debug[1].payload).toHaveProperty("parent_checkpoint");
   });
 
+  it("messages-tuple: [chunk, metadata] for the model's tokens (response_metadata filled) and the tools step's messages", async () => {
+    const parts = await stream(s, ["messages-tuple"]);
+    expect(names(parts)).toEqual(["metadata", "messages", "messages", "messages", "messages", "end"]);
+    const tuples = parts.filter((p) => p.event === "messages").map((p) => p.data);
+    expect(tuples.map(([m, meta]) => [m.type, meta.langgraph_node])).toEqual([
+      ["AIMessageChunk", "agent"],
+      ["tool", "tools"],
+      ["tool", "tools"],
+      ["AIMessageChunk", "agent"],
+    ]);
+    expect(tuples[0][0].response_metadata).toMatchObject({ finish_reason: "tool_calls" });
+    expect(tuples[3][0].response_metadata).toMatchObject({ finish_reason: "stop" });
+    expect(tuples.slice(1, 3).map(([m]) => m.content)).toEqual(["# Tides\n", "high at noon\n"]);
+  });
+
+  it("messages: messages/complete per new message (the input's too), messages/metadata then messages/partial per streamed one", async () => {
+    const parts = await stream(s, ["messages"]);
+    expect(names(parts)).toEqual(["metadata", "messages/complete", "messages/metadata", "messages/partial", "messages/complete", "messages/complete", "messages/metadata", "messages/partial", "messages/complete", "end"]);
+    const complete = parts.filter((p) => p.event === "messages/complete").map((p) => p.data.map((m: { type: string }) => m.type));
+    expect(complete).toEqual([["human"], ["ai"], ["tool", "tool"], ["ai"]]);
+    const partial = parts.find((p) => p.event === "messages/partial")!.data[0];
+    const metadata = parts.find((p) => p.event === "messages/metadata")!.data;
+    expect(Object.keys(metadata)).toEqual([partial.id]);
+    expect(metadata[partial.id].metadata).toMatchObject({ langgraph_node: "agent" });
+  });
+
   it("several modes at once interleave in LangGraph's order", async () => {
     const parts = await stream(s, ["values", "updates"]);
     expect(names(parts)).toEqual(["metadata", "values", "updates", "values", "updates", "values", "updates", "values", "end"]);
