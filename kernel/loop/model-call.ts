@@ -5,6 +5,7 @@ import { ChatPromptValue } from "@langchain/core/prompt_values";
 import type { KeelTool, ModelHandler } from "../plugin/types.js";
 import { ensureMessageId, setKeelMeta } from "./message-meta.js";
 import { TokenStreamer } from "./token-stream.js";
+import { PartialMessages } from "./messages-mode.js";
 import { normalizeFinish, normalizeUsage } from "./normalize.js";
 import type { RunDeps } from "./loop-state.js";
 import { describeModel, describeResponse } from "../observe/observed.js";
@@ -60,13 +61,18 @@ export function normalizeResponse(output: BaseMessage, id: string): AIMessage {
 }
 
 /** Call the model streaming, emitting `messages` events; the concatenated chunks are the answer. */
-async function streamModel(model: ReturnType<typeof bindTools>, messages: BaseMessage[], deps: RunDeps, turn: number, id: string): Promise<BaseMessage> {
-  const streamer = new TokenStreamer((data) => void deps.scope.emit("messages", data), { langgraph_node: "agent", agent: deps.agent, turn }, id);
+async function streamModel(model: ReturnType<typeof bindTools>, messages: BaseMessage[], deps: RunDeps, turn: number, id: string, onToken: () => void): Promise<BaseMessage> {
+  const metadata = { langgraph_node: "agent", agent: deps.agent, turn };
+  const streamer = new TokenStreamer((data) => void deps.scope.emit("messages", data), metadata, id);
+  // LangGraph's `messages` mode (messages/metadata, messages/partial), when the client asked for it.
+  const partial = deps.scope.stream.modes.includes("messages") ? new PartialMessages((event, data) => void deps.scope.emit(event, data), id, metadata) : undefined;
   let whole: AIMessageChunk | undefined;
   for await (const chunk of await model.stream(promptOf(messages), { signal: deps.signal })) {
     const piece = chunk as AIMessageChunk;
     whole = whole ? whole.concat(piece) : piece;
     streamer.push(piece);
+    partial?.push(piece);
+    onToken();
   }
   streamer.flush();
   if (!whole) throw new Error("the model stream ended without a message");
@@ -84,16 +90,23 @@ function promptOf(messages: BaseMessage[]): ChatPromptValue {
 
 /** The innermost model handler: records the request as sent, calls the model, journals the attempt. */
 export function modelInvoker(deps: RunDeps, turn: number): ModelHandler {
+  // An attempt retried (error-fallback) after tokens of an earlier attempt went out streams
+  // under a new message id (`<run>:<agent>:<turn>:attempt-<n>`): the earlier id's chunks were
+  // discarded (that id never reaches the state, `messages/complete` or `values`).
+  let attempt = 0;
+  let streamedId: string | undefined;
   return async (request) => {
+    attempt += 1;
     const tools = request.tools.map((t) => t.name);
     // A frozen list (run-time enforcement freezes every request) is recorded as it is: no copy of the history per turn.
     deps.scope.recordModelRequest({ agent: deps.agent, turn, messages: Object.isFrozen(request.messages) ? request.messages : [...request.messages], tools });
     const observed = deps.observation.modelCall({ turn, tools, purpose: "turn", model: describeModel(deps.model) });
     const started = performance.now();
     try {
-      const id = `${deps.scope.runId}:${deps.agent}:${turn}`;
+      const base = `${deps.scope.runId}:${deps.agent}:${turn}`;
+      const id = streamedId === undefined ? base : `${base}:attempt-${attempt}`;
       const model = bindTools(deps.model, request.tools);
-      const call = () => (deps.streamTokens ? streamModel(model, request.messages, deps, turn, id) : model.invoke(promptOf(request.messages), { signal: deps.signal }));
+      const call = () => (deps.streamTokens ? streamModel(model, request.messages, deps, turn, id, () => (streamedId = id)) : model.invoke(promptOf(request.messages), { signal: deps.signal }));
       const output = observed.within ? await observed.within(call) : await call();
       const message = normalizeResponse(output as BaseMessage, id);
       observed.end({ usage: normalizeUsage(message), ...describeResponse(message) });

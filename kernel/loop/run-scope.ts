@@ -59,6 +59,21 @@ export interface RunSink {
 }
 
 /**
+ * Which of LangGraph's stream modes a run computes (what its client asked for when it was
+ * created): `values`, `updates`, `checkpoints`, `tasks`, `debug` come from the graph's own
+ * stream (kernel/loop/stream-graph.ts); Keel's own events (`messages`, `custom`, `guard`,
+ * `task`, `error`) are emitted whatever the modes. `subgraphs`: a child agent's graph events
+ * go out too, under its namespace (`updates|tools:<taskToolCallId>`).
+ */
+export interface StreamRequest {
+  modes: readonly string[];
+  subgraphs: boolean;
+}
+
+/** No graph stream mode: only Keel's own events (a scenario run, a test). */
+export const NO_GRAPH_STREAM: StreamRequest = Object.freeze({ modes: Object.freeze([]), subgraphs: false });
+
+/**
  * Shared by a run and its children: one clock, one event id sequence (`<ms>-<seq>`),
  * one journal sequence, so a run's records interleave in a single order.
  */
@@ -71,6 +86,8 @@ export class RunScope {
     readonly threadId: string,
     readonly clock: Clock,
     readonly sink: RunSink,
+    /** What the run streams (shared with its children, so they follow the run's request). */
+    readonly stream: StreamRequest = NO_GRAPH_STREAM,
   ) {}
 
   isoNow(): string {

@@ -1,4 +1,5 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { RUN_KEY_CONFIG } from "./config-keys.js";
 import { buildPort } from "../ports/resolve.js";
 import { HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
 import { Annotation, Command, END, MemorySaver, Overwrite, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
@@ -17,10 +18,11 @@ import { ensureMessageId } from "./message-meta.js";
 import { warnOnModelRetries } from "./model-retries.js";
 import { freshLoopState, type BoundTool, type LoopState, type RunDeps } from "./loop-state.js";
 import type { TokenUsage } from "./normalize.js";
-import { RunScope, systemClock, type Clock, type RunSink } from "./run-scope.js";
+import { RunScope, systemClock, type Clock, type RunSink, type StreamRequest } from "./run-scope.js";
 import { deriveStatus, type StatusV2Payload, type StopReasonEntry } from "./status.js";
 import { extractiveSummary, isSummaryModel, type SummarizeOption } from "./summarize.js";
 import { toolsStep } from "./tools-node.js";
+import { namespaceOf, streamGraph } from "./stream-graph.js";
 import { FENCE_CONFIG_KEY, fencedSaver } from "./fenced-saver.js";
 import { unwatchedFence, type RunFence } from "../ports/fence.js";
 import { describeModel, observeRun } from "../observe/observed.js";
@@ -94,6 +96,8 @@ export interface RunOptions {
   /** Share a parent's scope (clock, event and journal sequences) with a child run. */
   scope?: RunScope;
   maxTurns?: number;
+  /** What the run streams when it makes its own scope (default: none of the graph's modes); a given `scope` brings its own. */
+  stream?: StreamRequest;
   /** Stream model tokens as `messages` events (default false; the run service turns it on when a client asked for them). */
   streamTokens?: boolean;
   /**
@@ -140,7 +144,6 @@ export interface DrawnGraph {
 
 const LOOP_KEY = "__keel";
 /** The config key naming the live run of a graph invocation (`<runId>|<agent>`): a resumed checkpoint's loop state names an earlier one. */
-const RUN_KEY_CONFIG = "keel_run_key";
 const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
 /**
@@ -188,13 +191,10 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       if (deps.signal.aborted || isGraphPause(error)) throw error;
       loop.error = toRunError(error);
       loop.route = "end";
-      deps.scope.emit("error", { agent: deps.agent, type: loop.error.type, message: loop.error.message });
       deps.scope.journal({ agent: deps.agent, turn: loop.turn, kind: "lifecycle", name: "fault", status: loop.error.type, durationMs: 0 });
     }
     // A static interrupt stops the graph after this step: the run ends here, so its afterAgent chain runs now.
     if (!loop.error && pausesAfterStep(deps, name, loop)) await runAfterAgentAtPause(deps, loop, local);
-    // LangGraph's `updates` shape: keyed by the node that ran.
-    deps.scope.emit("updates", { [name]: { agent: deps.agent, turn: loop.turn, route: loop.route } });
     // The node routes itself (a Command): a conditional edge would read, and so re-reduce, the whole state after every step.
     return new Command({ update: { ...local.changes(), [LOOP_KEY]: loop }, goto: loop.route === "end" ? END : loop.route });
   };
@@ -215,7 +215,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
   async function run(opts: RunOptions): Promise<RunResult> {
     const agent = opts.agent ?? "lead";
     const maxTurns = opts.maxTurns ?? options.maxTurns ?? 150;
-    const scope = opts.scope ?? new RunScope(opts.runId, opts.threadId, clock, opts.sink ?? {});
+    const scope = opts.scope ?? new RunScope(opts.runId, opts.threadId, clock, opts.sink ?? {}, opts.stream);
     const signal = opts.signal ?? new AbortController().signal;
     const runKey = `${opts.runId}|${agent}`;
     const interrupts = checkedInterrupts(opts.interrupts);
@@ -291,8 +291,8 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     // Without a checkpointer the state after the last step is the result (kept as the graph streams it).
     let last: Record<string, unknown> = {};
     try {
-      if (checkpointer) await graph.invoke(input as never, config);
-      else for await (const chunk of await graph.stream(input as never, { ...config, streamMode: "values" })) last = chunk as Record<string, unknown>;
+      const streamed = await streamGraph(graph, input, config, { stream: scope.stream, agent, keepLastValues: !checkpointer, emit: (event, data) => void scope.emit(event, data) });
+      if (streamed) last = streamed;
     } catch (error) {
       if (!signal.aborted) throw error;
       cancelled = true;
@@ -314,6 +314,8 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       ...(pause ? { paused: awaitingInput(pause, loop?.turn ?? 0) } : {}),
     });
     scope.journal({ agent, turn: loop?.turn ?? 0, kind: "lifecycle", name: pause ? "pause" : "end", status: outcome.status, durationMs: 0 });
+    // LangGraph's `error` event ({error, message}) for a failed run, after its last `values`; a child's failure is its task's result, not the run's.
+    if (outcome.status === "failed" && outcome.error && namespaceOf(agent).length === 0) scope.emit("error", { error: outcome.error.type, message: outcome.error.message, type: outcome.error.type });
     const { [LOOP_KEY]: _loop, ...channels } = values;
     return { outcome, messages, values: channels, turns: loop?.turn ?? 0, usage };
   }

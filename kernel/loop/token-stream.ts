@@ -45,7 +45,10 @@ export class TokenStreamer {
       if (held.length >= ARGUMENT_DELTA_BATCH) this.release(index);
     }
     const text = messageText(chunk);
-    if (text.length > 0 || passing.length > 0) this.send(text, passing);
+    const responseMetadata = (chunk.response_metadata ?? {}) as Record<string, unknown>;
+    const usage = chunk.usage_metadata;
+    // A chunk with only the finish reason or usage (a provider's last one) goes out too: the client sees them.
+    if (text.length > 0 || passing.length > 0 || Object.keys(responseMetadata).length > 0 || usage) this.send(text, passing, { response_metadata: responseMetadata, ...(usage ? { usage_metadata: usage } : {}) });
   }
 
   /** Send whatever is still held (the model finished). */
@@ -65,7 +68,7 @@ export class TokenStreamer {
     this.send("", [merged]);
   }
 
-  private send(content: string, toolCallChunks: ToolCallChunk[]): void {
-    this.emit([{ type: "AIMessageChunk", id: this.messageId, content, tool_call_chunks: toolCallChunks }, this.metadata]);
+  private send(content: string, toolCallChunks: ToolCallChunk[], extra: Record<string, unknown> = { response_metadata: {} }): void {
+    this.emit([{ type: "AIMessageChunk", id: this.messageId, content, tool_call_chunks: toolCallChunks, ...extra }, this.metadata]);
   }
 }

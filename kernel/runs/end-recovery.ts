@@ -45,7 +45,7 @@ export async function finalEvents(ctx: ManagerContext, run: RunRecord, published
   if (run.epoch > 0) events.push({ event: "values", data: plainValues(await ctx.executor.getThreadState(run.threadId)) });
   const error = run.outcome?.error;
   if ((run.status === "error" || run.status === "timeout") && error && !published.some((e) => e.event === "error")) {
-    events.push({ event: "error", data: { type: error.type, message: error.message } });
+    events.push({ event: "error", data: { error: error.type, message: error.message, type: error.type } });
   }
   return events;
 }

@@ -55,7 +55,7 @@ export async function finalizeRun(ctx: ManagerContext, input: FinalizeInput): Pr
     outcome = input.result.outcome;
   } else {
     outcome = executorFailedOutcome(input.failure ?? new Error("the executor returned no outcome"));
-    output.emit("error", { type: outcome.error!.type, message: outcome.error!.message });
+    output.emit("error", { error: outcome.error!.type, message: outcome.error!.message, type: outcome.error!.type });
   }
 
   await output.drainEvents();
@@ -91,7 +91,7 @@ async function rollBack(ctx: ManagerContext, input: FinalizeInput): Promise<stri
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     journal("failed");
-    input.output.emit("error", { type: "rollback_failed", message });
+    input.output.emit("error", { error: "rollback_failed", message, type: "rollback_failed" });
     return `the rollback failed (${message}); the thread keeps the run's changes`;
   }
 }

@@ -67,7 +67,7 @@ export class LeaseReaper {
       this.ctx.observer.reaperAction("reaped");
       this.ctx.observer.runEnded(RUN_STATUS_OF_OUTCOME[outcome.status], "reaper");
       this.hooks.loseLocalLease(run.runId);
-      await this.publish(run.runId, () => this.ctx.bridge.publish(run.runId, "error", { type: "lease_expired", message: outcome.error!.message }, { epoch: run.epoch }));
+      await this.publish(run.runId, () => this.ctx.bridge.publish(run.runId, "error", { error: "lease_expired", message: outcome.error!.message, type: "lease_expired" }, { epoch: run.epoch }));
       await this.ctx.store.updateThread(run.threadId, { status: "error" }, isoNow(this.ctx.clock));
       await this.publish(run.runId, () => this.ctx.bridge.end(run.runId, { epoch: run.epoch }));
       reaped.push((await this.ctx.store.getRun(run.runId)) ?? run);

@@ -61,6 +61,7 @@ export function sanitizeRunRequest(request: RunRequest, limits: HygieneLimits): 
   if (isObject(copy.context)) out.context = withoutKeys(withoutDunderKeys(copy.context), owned) as JsonObject;
   if (isObject(copy.metadata)) out.metadata = withoutKeys(withoutDunderKeys(copy.metadata), owned) as JsonObject;
   if (Array.isArray(copy.streamMode)) out.streamMode = copy.streamMode.filter((m): m is string => typeof m === "string");
+  if (copy.streamSubgraphs === true) out.streamSubgraphs = true;
   if (copy.onDisconnect === "cancel" || copy.onDisconnect === "continue") out.onDisconnect = copy.onDisconnect;
   const maxTurns = clampTurns(copy.maxTurns, limits.maxTurns);
   if (maxTurns !== undefined) out.maxTurns = maxTurns;

@@ -8,7 +8,7 @@
 import { tmpdir } from "node:os";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { Composition } from "../compose/types.js";
-import { RunScope, systemClock, type Clock, type JournalRecord, type ModelRequestRecord } from "../loop/run-scope.js";
+import { RunScope, systemClock, type Clock, type JournalRecord, type ModelRequestRecord, type StreamRequest } from "../loop/run-scope.js";
 import type { AgentRuntime, RunOptions } from "../loop/runtime.js";
 import type { InterruptPoints, ResumeCommand } from "../loop/pause.js";
 import type { ChildAgentResult } from "../ports/agents.js";
@@ -79,7 +79,7 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeE
           io.journal(entry);
         },
         modelRequest: (record) => modelRequests.push(record),
-      });
+      }, streamRequestOf(run.request));
       if (run.request.checkpointId !== undefined) {
         if (!options.checkpointer) throw new KeelError("KEEL_ERR_RUN_FORK_FAILED", "this executor has no checkpointer: a run cannot start from an earlier checkpoint");
         io.fence?.assertHeld("forking the thread's checkpoint");
@@ -194,6 +194,19 @@ function resumeOptions(request: RunRecord["request"]): Pick<RunOptions, "command
     ...(Object.keys(interrupts).length > 0 ? { interrupts } : {}),
   };
 }
+
+/**
+ * What the run computes for its stream: the modes its client asked for at creation (a later
+ * join filters them), LangGraph's default `values` when none; `messages` needs `values`
+ * (its `messages/complete` events come from the state, as the LangGraph server does).
+ */
+export function streamRequestOf(request: RunRecord["request"]): StreamRequest {
+  const asked = request.streamMode && request.streamMode.length > 0 ? request.streamMode : DEFAULT_STREAM_MODES;
+  return { modes: [...asked], subgraphs: request.streamSubgraphs === true };
+}
+
+/** LangGraph's default stream mode. */
+export const DEFAULT_STREAM_MODES: readonly string[] = ["values"];
 
 /** Token deltas are streamed only when the client asked for `messages` / `messages-tuple` by name. */
 function wantsTokens(modes: readonly string[] | undefined): boolean {

@@ -53,6 +53,8 @@ export interface RunRequest {
   context?: Record<string, unknown>;
   metadata?: Record<string, unknown>;
   streamMode?: string[];
+  /** LangGraph's `stream_subgraphs`: child agents' graph events go out too, under their namespace. */
+  streamSubgraphs?: boolean;
   onDisconnect?: "cancel" | "continue";
   /** Turn limit after clamping to the server maximum. */
   maxTurns?: number;

@@ -35,6 +35,7 @@ export function toRunRequest(body: AnyRunCreateBody): RunRequest {
     ...(body.context ? { context: body.context } : {}),
     ...(body.metadata ? { metadata: body.metadata } : {}),
     ...(streamMode ? { streamMode } : {}),
+    ...("stream_subgraphs" in body && body.stream_subgraphs === true ? { streamSubgraphs: true } : {}),
     onDisconnect: body.on_disconnect ?? "cancel",
     ...(maxTurns !== undefined ? { maxTurns } : {}),
   };

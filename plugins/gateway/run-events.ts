@@ -3,18 +3,27 @@ import type { RunRecord } from "../../kernel/runs/types.js";
 import type { RunManager } from "../../kernel/runs/run-manager.js";
 import type { SseSession } from "./sse.js";
 
-/** Events every stream carries whatever modes were asked for. */
+/** Events every stream carries whatever modes were asked for (LangGraph's `metadata` and `error`, Keel's `gap` and `end`). */
 const ALWAYS = new Set(["metadata", "error", "gap", "end"]);
 
+/** LangGraph's default when a client names no mode. */
+const DEFAULT_MODES: readonly string[] = ["values"];
+
 /**
- * Whether an event goes out under the requested stream modes (none asked: everything).
- * `messages-tuple` is LangGraph's name for the `messages` events; sub-events such as
- * `messages/partial` follow their family.
+ * Whether an event goes out under the requested stream modes (none asked: LangGraph's
+ * default, `values`). As on the LangGraph server, `messages-tuple` is the `messages` event
+ * (`[chunk, metadata]`) and `messages` its `messages/metadata|partial|complete` events; a
+ * subgraph's event (`updates|tools:call_1`) follows its mode; `values/omitted` (the marker
+ * of a state too large to send) follows `values`. Keel's `guard` and `task` go out only
+ * when asked for by name.
  */
 export function wantedEvent(event: string, modes: readonly string[] | undefined): boolean {
-  if (!modes || modes.length === 0 || ALWAYS.has(event)) return true;
-  const family = event.split("/")[0]!;
-  return modes.includes(family) || (family === "messages" && modes.includes("messages-tuple"));
+  if (ALWAYS.has(event)) return true;
+  const asked = modes && modes.length > 0 ? modes : DEFAULT_MODES;
+  const base = event.split("|")[0]!;
+  if (base === "messages") return asked.includes("messages-tuple");
+  const family = base.split("/")[0]!;
+  return asked.includes(family);
 }
 
 export interface PipeOptions {

@@ -11,7 +11,6 @@ import type { RunCreateBody } from "./schemas-runs.js";
  * change nothing (`false`, `[]`, `null`, LangGraph's defaults) are accepted.
  */
 export function refuseUnsupportedFields(body: RunCreateBody): void {
-  if (body.stream_subgraphs === true) unsupported("/stream_subgraphs", "subgraph streaming is not supported; subagents' events come as `task` events");
   const feedback = body.feedback_keys;
   if (feedback != null && !(Array.isArray(feedback) && feedback.every((key) => typeof key === "string"))) invalid("/feedback_keys", "must be a list of strings");
   if (Array.isArray(feedback) && feedback.length > 0) unsupported("/feedback_keys", "LangSmith feedback keys are not supported");

@@ -30,7 +30,8 @@ export function Nullable<T extends UnionMember>(schema: T): ReturnType<typeof Ty
   return Type.Union([schema, Type.Null()]);
 }
 
-export const STREAM_MODES = ["values", "updates", "messages", "messages-tuple", "custom", "guard", "task"] as const;
+/** LangGraph's stream modes, then Keel's own (`guard`, `task`: sent only when asked for by name). */
+export const STREAM_MODES = ["values", "updates", "messages", "messages-tuple", "custom", "checkpoints", "tasks", "debug", "guard", "task"] as const;
 export type StreamMode = (typeof STREAM_MODES)[number];
 const StreamModeName = Type.Enum(STREAM_MODES);
 

@@ -107,4 +107,39 @@ call("store.searchItems(prefix, { limit: 0 })", async (c) => {
   return [await c.store.searchItems(["differential", "zero"], { limit: 0 }), await c.store.listNamespaces({ prefix: ["differential"], limit: 0 })];
 });
 
+/** Every part of one `runs.stream` on a new thread, without the SSE ids (each server numbers its own). */
+async function streamed(c: Client, streamMode: string[]): Promise<unknown> {
+  const thread = await c.threads.create();
+  const parts: Array<{ event: string; data: unknown }> = [];
+  for await (const part of c.runs.stream(thread.thread_id, "lead", { input: INPUT, streamMode: streamMode as never })) parts.push({ event: part.event, data: part.data });
+  return parts;
+}
+/** Keel's stream: `metadata` names the thread too (S1) and `end` closes it (S2). */
+const streamFrame = (endAt: number): Expected => [["/0/data/thread_id", "S1"], [`/${endAt}`, "S2"]];
+call("runs.stream values", (c) => streamed(c, ["values"]), [...streamFrame(5), ...values("/*/data")]);
+/** What each node's update carries besides LangGraph's: the agent's and the tools step's Keel channels (D5), message fields (D6). */
+const nodeUpdates: Expected = [
+  ...["budget", "loop", "receiptRun", "usage"].map((channel): [string, string] => [`/*/data/agent/${channel}`, "D5"]),
+  ...["receipts", "receiptCounts", "receiptIndex", "toolProgress"].map((channel): [string, string] => [`/*/data/tools/${channel}`, "D5"]),
+  ["/*/data/agent/messages/*/tool_calls/*/type", "D6"],
+  ["/*/data/agent/messages/*/response_metadata/finish_reason", "D6"],
+  ["/*/data/agent/messages/*/response_metadata/model_provider", "D6"],
+  ["/*/data/agent/messages/*/usage_metadata", "D6"],
+  ["/*/data/agent/messages/*/additional_kwargs/keel", "D6"],
+  ["/*/data/tools/messages/*/additional_kwargs/keel", "D6"],
+  ["/*/data/tools/messages/*/metadata", "D6"],
+];
+call("runs.stream updates", (c) => streamed(c, ["updates"]), [...streamFrame(4), ...nodeUpdates]);
+call("runs.stream values and updates", (c) => streamed(c, ["values", "updates"]), [...streamFrame(8), ...values("/*/data"), ...nodeUpdates]);
+
+call("runs.stream messages-tuple", (c) => streamed(c, ["messages-tuple"]), [
+  ...streamFrame(4),
+  ["/*/data/1", "S3"],
+  ["/1/data/0", "S4"],
+  ["/3/data/0", "S4"],
+  ["/2/data/0/additional_kwargs/keel", "D6"],
+  ["/2/data/0/metadata", "D6"],
+]);
+call("runs.stream checkpoints", (c) => streamed(c, ["checkpoints"]), [...streamFrame(6), ...values("/*/data/values")]);
+
 export const CASES: readonly DifferentialCase[] = cases;

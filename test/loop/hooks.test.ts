@@ -64,7 +64,7 @@ describe("hook dispatch (LangChain v1 semantics)", () => {
     expect(run.outcome.error?.type).toBe("KEEL_ERR_HOOK_UNDECLARED_MUTATION");
     expect(run.outcome.error?.message).toContain("`rogue`");
     expect(run.outcome.error?.message).toContain("afterModel");
-    expect(run.events.some((e) => e.event === "error" && (e.data as { type: string }).type === "KEEL_ERR_HOOK_UNDECLARED_MUTATION")).toBe(true);
+    expect(run.events.some((e) => e.event === "error" && (e.data as { error: string }).error === "KEEL_ERR_HOOK_UNDECLARED_MUTATION")).toBe(true);
   });
 
   it("checks ctx.update in wrap hooks against mutates", async () => {

@@ -149,7 +149,7 @@ describe.each([
     expect((await manager.recoverOnce()).ends).toBe(1);
     const events = await bridge.read(runId);
     expect(events.map((e) => e.event)).toEqual(["metadata", "values", "error", "end"]);
-    expect(events[2]!.data).toEqual({ type: "tool_failed", message: "boom" });
+    expect(events[2]!.data).toEqual({ error: "tool_failed", type: "tool_failed", message: "boom" });
     // A second worker sweeping the same run adds nothing: `end` is there.
     const other = worker(bridge, store, clock, logs);
     expect((await other.manager.recoverOnce()).ends).toBe(0);

@@ -17,7 +17,7 @@ import type { RunStore } from "../../kernel/runs/types.js";
 import { ITEM_STORE_PORT, type ItemStore } from "../../kernel/ports/item-store.js";
 import { UserItemStore } from "../../kernel/ports/user-item-store.js";
 import type { RunObserver } from "../../kernel/observe/run-observer.js";
-import { createThreadCheckpoints, publicValues, type ThreadCheckpoints } from "../../plugins/gateway/index.js";
+import { createThreadCheckpoints, type ThreadCheckpoints } from "../../plugins/gateway/index.js";
 import { seedWorkspace, workspaceDir, writeLogPath } from "../../plugins/workspace/index.js";
 import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
 import { composeSubagentStack } from "../stacks/subagent-stack.js";
@@ -162,11 +162,8 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
         subagentComposition: stack.subagent,
         maxTurns: defaultMaxTurns,
       });
-      const result = await executor.execute(run, io);
-      // LangGraph clients read the state from `values` events; the loop emits `updates` as it
-      // goes, and the final state goes out once, as JSON (messages as LangGraph dicts).
-      if (result.values) io.emit("values", publicValues(result.values));
-      return result;
+      // The loop streams LangGraph's modes itself (`values` after every step, when asked for).
+      return executor.execute(run, io);
     },
     async captureRollbackPoint(threadId) {
       const stack = await stackOfThread(threadId);

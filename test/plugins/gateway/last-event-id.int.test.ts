@@ -45,7 +45,7 @@ for (const leg of legs) {
 
     async function finishedRun(): Promise<{ threadId: string; runId: string; ids: string[] }> {
       const threadId = await createThread(app);
-      const streamed = await app.inject({ method: "POST", url: `/threads/${threadId}/runs/stream`, headers: ALICE, payload: { assistant_id: "lead", input: { events: 3 } } });
+      const streamed = await app.inject({ method: "POST", url: `/threads/${threadId}/runs/stream`, headers: ALICE, payload: { assistant_id: "lead", input: { events: 3 }, stream_mode: ["custom", "values"] } });
       const runId = (streamed.headers["content-location"] as string).split("/").at(-1)!;
       return { threadId, runId, ids: parseSse(streamed.body).map((f) => f.id!) };
     }

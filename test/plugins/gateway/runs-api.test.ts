@@ -66,7 +66,7 @@ describe("Runs API through the SDK", () => {
   it("runs.stream(null, …): metadata first, end last; the thread is deleted afterwards", async () => {
     let created: { run_id: string; thread_id?: string } | undefined;
     const parts: Array<{ event: string; data: unknown }> = [];
-    for await (const part of h.alice.runs.stream(null, "lead", { input: { events: 2 }, onRunCreated: (meta) => (created = meta) })) parts.push(part as { event: string; data: unknown });
+    for await (const part of h.alice.runs.stream(null, "lead", { input: { events: 2 }, streamMode: ["custom", "values"], onRunCreated: (meta) => (created = meta) })) parts.push(part as { event: string; data: unknown });
     expect(parts[0]).toMatchObject({ event: "metadata", data: { run_id: created!.run_id, thread_id: created!.thread_id } });
     expect(parts.filter((p) => p.event === "custom").map((p) => p.data)).toEqual([{ step: 1 }, { step: 2 }]);
     expect(parts.at(-1)!.event).toBe("end");
@@ -258,7 +258,6 @@ describe("Runs API through the SDK", () => {
   it("a LangGraph field with a value Keel does not support is a 400 KEEL_ERR_HTTP_UNSUPPORTED_FIELD naming it; LangGraph's no-op values are accepted", async () => {
     const thread = await h.alice.threads.create();
     const refused: Array<[Record<string, unknown>, string]> = [
-      [{ stream_subgraphs: true }, "/stream_subgraphs"],
       [{ feedback_keys: ["score"] }, "/feedback_keys"],
       [{ langsmith_tracer: { project_name: "p" } }, "/langsmith_tracer"],
       [{ strict_resume: true }, "/strict_resume"],

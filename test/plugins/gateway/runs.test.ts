@@ -152,7 +152,7 @@ describe("run routes", () => {
     const cases: [unknown, string][] = [
       [{}, "/assistant_id"],
       [{ assistant_id: "lead", multitask_strategy: "sometimes" }, "/multitask_strategy"],
-      [{ assistant_id: "lead", stream_mode: ["values", "debug"] }, "/stream_mode"],
+      [{ assistant_id: "lead", stream_mode: ["values", "not-a-mode"] }, "/stream_mode"],
       [{ assistant_id: "lead", on_disconnect: "explode" }, "/on_disconnect"],
       [{ assistant_id: "lead", config: "not an object" }, "/config"],
       [{ assistant_id: "lead", context: { max_turns: 0 } }, "/context/max_turns"],

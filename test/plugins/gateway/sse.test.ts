@@ -18,7 +18,7 @@ describe("SSE streams", () => {
 
   it("frames every event as event, data, id, blank line: metadata first, end last, ids increasing", async () => {
     const threadId = await createThread(h.app);
-    const response = await streamRun(threadId, { assistant_id: "lead", input: { events: 3 } });
+    const response = await streamRun(threadId, { assistant_id: "lead", input: { events: 3 }, stream_mode: ["custom", "values"] });
     expect(response.statusCode).toBe(200);
     expect(response.headers["content-type"]).toMatch(/^text\/event-stream/);
     const location = response.headers["content-location"] as string;
@@ -48,14 +48,22 @@ describe("SSE streams", () => {
     // Not resumable: no `Location` for the SDK to reconnect to (Content-Location stays).
     expect(response.headers.location).toBeUndefined();
     expect(response.headers["content-location"]).toMatch(/^\/threads\//);
-    expect(wantedEvent("messages/partial", ["messages-tuple"])).toBe(true);
+    expect(wantedEvent("messages", ["messages-tuple"])).toBe(true);
+    expect(wantedEvent("messages/partial", ["messages"])).toBe(true);
+    expect(wantedEvent("messages/partial", ["messages-tuple"])).toBe(false);
+    expect(wantedEvent("messages", ["messages"])).toBe(false);
+    expect(wantedEvent("updates|tools:call_1", ["updates"])).toBe(true);
+    expect(wantedEvent("values/omitted", ["values"])).toBe(true);
+    expect(wantedEvent("custom", undefined)).toBe(false);
+    expect(wantedEvent("values", undefined)).toBe(true);
+    expect(wantedEvent("guard", ["guard"])).toBe(true);
     expect(wantedEvent("guard", ["values"])).toBe(false);
     expect(wantedEvent("gap", ["values"])).toBe(true);
   });
 
   it("rejoins with Last-Event-ID: exactly the events after it, then end", async () => {
     const threadId = await createThread(h.app);
-    const first = parseSse((await streamRun(threadId, { assistant_id: "lead", input: { events: 2 } })).body);
+    const first = parseSse((await streamRun(threadId, { assistant_id: "lead", input: { events: 2 }, stream_mode: ["custom", "values"] })).body);
     const runId = (await h.store.listRuns(threadId, { limit: 1, offset: 0 }))[0]!.runId;
     const fromStart = parseSse((await rejoin(threadId, runId)).body);
     expect(fromStart.map((f) => f.id)).toEqual(first.map((f) => f.id));
@@ -70,7 +78,7 @@ describe("SSE streams", () => {
 
   it("answers gap, then the retained events through end, when Last-Event-ID fell out of retention", async () => {
     const threadId = await createThread(h.app);
-    const first = parseSse((await streamRun(threadId, { assistant_id: "lead", input: { events: 20 } })).body);
+    const first = parseSse((await streamRun(threadId, { assistant_id: "lead", input: { events: 20 }, stream_mode: ["custom", "values"] })).body);
     expect(first.at(-1)!.event).toBe("end");
     const runId = (await h.store.listRuns(threadId, { limit: 1, offset: 0 }))[0]!.runId;
     // Retention is 6 events here: the very first id is long gone.
