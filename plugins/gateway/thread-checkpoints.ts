@@ -243,10 +243,20 @@ function stateGraph(composition: Composition, checkpointer: BaseCheckpointSaver)
     .addNode("agent", never as never, { ends: ["agent", "tools", END] } as never)
     .addNode("tools", never as never, { ends: ["agent", END] } as never)
     .addEdge(START, "agent" as never)
-    // After the tools the loop always asks the model again (the runtime routes there with a
-    // Command): so an update written as `tools` is followed by `agent`, as in LangGraph's graph.
+    // The loop's routes (the runtime takes them with Commands), so that `next` after an update
+    // says what LangGraph's agent graph says: after `agent`, `tools` when the last AI message
+    // calls tools (else the end); after `tools`, `agent`.
+    .addConditionalEdges("agent" as never, ((state: Record<string, unknown>) => (callsTools(state.messages) ? "tools" : END)) as never, ["tools", END] as never)
     .addEdge("tools" as never, "agent" as never)
     .compile({ checkpointer });
+}
+
+/** Does the last message of `messages` (LangChain messages or their dicts) call tools? */
+function callsTools(messages: unknown): boolean {
+  if (!Array.isArray(messages) || messages.length === 0) return false;
+  const last = messages[messages.length - 1] as { tool_calls?: unknown; kwargs?: { tool_calls?: unknown } } | null;
+  const calls = last?.tool_calls ?? last?.kwargs?.tool_calls;
+  return Array.isArray(calls) && calls.length > 0;
 }
 
 function checkpointOf(threadId: string, config: RunnableConfig | undefined): CheckpointWire | null {
