@@ -3,7 +3,9 @@
  * before the run starts, that checkpoint is written again as the thread's newest one
  * (checkpoint-rollback.ts `writeAsHead`, LangGraph's own `__copy__` fork), so the run
  * continues from exactly its values while the history stays intact. Only the checkpoint
- * is forked: the thread's workspace files stay as they are. Root namespace only.
+ * is forked: the thread's workspace files stay as they are, and when the stack has a
+ * workspace (a `rollback` port) the fork's metadata says so (`keel_workspace:
+ * "not_restored"`). Root namespace only.
  */
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import { copyCheckpoint } from "@langchain/langgraph-checkpoint";
@@ -23,10 +25,17 @@ export async function checkpointForkStatus(checkpointer: BaseCheckpointSaver, th
   return copiesFaithfully(saved) ? "forkable" : "unforkable";
 }
 
-/** Make checkpoint `checkpointId` the thread's head again; KEEL_ERR_RUN_FORK_FAILED when it is missing or cannot be copied faithfully. */
-export async function forkFromCheckpoint(checkpointer: BaseCheckpointSaver, threadId: string, checkpointId: string): Promise<void> {
+/** What a fork's metadata says about the thread's workspace files when the stack has a workspace: they were not rewound with the checkpoint. */
+export const WORKSPACE_NOT_RESTORED = { keel_workspace: "not_restored" } as const;
+
+/**
+ * Make checkpoint `checkpointId` the thread's head again; KEEL_ERR_RUN_FORK_FAILED when it is
+ * missing or cannot be copied faithfully. `workspace`: the stack keeps files per thread (the
+ * fork is marked `keel_workspace: "not_restored"`).
+ */
+export async function forkFromCheckpoint(checkpointer: BaseCheckpointSaver, threadId: string, checkpointId: string, options: { workspace?: boolean } = {}): Promise<void> {
   const saved = await tupleOf(checkpointer, threadId, checkpointId);
   if (!saved || saved.checkpoint.id !== checkpointId) throw new KeelError("KEEL_ERR_RUN_FORK_FAILED", `thread \`${threadId}\` has no checkpoint \`${checkpointId}\` to run from`);
   if (!copiesFaithfully(saved)) throw new KeelError("KEEL_ERR_RUN_FORK_FAILED", `checkpoint \`${checkpointId}\` of thread \`${threadId}\` cannot be run from: it has pending writes of a step in progress (or an older format); pick a checkpoint where a run ended`);
-  await writeAsHead(checkpointer, threadId, copyCheckpoint(saved.checkpoint), saved.metadata, { keelForkOf: checkpointId });
+  await writeAsHead(checkpointer, threadId, copyCheckpoint(saved.checkpoint), saved.metadata, { keelForkOf: checkpointId, ...(options.workspace ? WORKSPACE_NOT_RESTORED : {}) });
 }

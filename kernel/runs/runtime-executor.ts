@@ -83,7 +83,7 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeE
       if (run.request.checkpointId !== undefined) {
         if (!options.checkpointer) throw new KeelError("KEEL_ERR_RUN_FORK_FAILED", "this executor has no checkpointer: a run cannot start from an earlier checkpoint");
         io.fence?.assertHeld("forking the thread's checkpoint");
-        await forkFromCheckpoint(options.checkpointer, run.threadId, run.request.checkpointId);
+        await forkFromCheckpoint(options.checkpointer, run.threadId, run.request.checkpointId, { workspace: rollback !== undefined });
       }
       const maxTurns = run.request.maxTurns ?? options.maxTurns;
       const children = new Map<string, ChildAgentResult>();

@@ -15,6 +15,8 @@ import { PSEUDO_CHANNELS } from "../../kernel/channels/kernel-channels.js";
 import { initialValue, reduceChannel } from "../../kernel/channels/reducers.js";
 import { runtimeOwnedChannels } from "../../kernel/compose/runtime-owned.js";
 import type { Composition } from "../../kernel/compose/types.js";
+import { portProvider } from "../../kernel/ports/resolve.js";
+import { ROLLBACK_PORT } from "../../kernel/ports/rollback.js";
 import { publicValues, toWireValue } from "./wire-json.js";
 
 /** The loop's own bookkeeping channel (the runtime's `__keel`): carried along, never shown or written. */
@@ -68,6 +70,10 @@ export interface ThreadCheckpoints {
   readonly stacks: readonly string[];
   /** The channels a client may write on `stack`'s threads, and the runtime-owned ones it may not. */
   channels(stack: string): { writable: ReadonlySet<string>; owned: ReadonlySet<string> };
+  /** Does `stack` keep files per thread (a plugin provides the `rollback` port: the workspace)? A fork does not rewind them. */
+  hasWorkspace(stack: string): boolean;
+  /** The id of the thread's newest checkpoint (null: none). */
+  headId(threadId: string): Promise<string | null>;
   /** The state at the head (or at `checkpointId`); null when that checkpoint does not exist. */
   state(threadId: string, stack: string, options?: { checkpointId?: string; subgraphs?: boolean }): Promise<ThreadStateWire | null>;
   /** States newest first. */
@@ -167,6 +173,12 @@ export function createThreadCheckpoints(options: { checkpointer: BaseCheckpointS
       };
     },
 
+    hasWorkspace: (stack) => portProvider(compositionOf(stack), ROLLBACK_PORT) !== undefined,
+
+    async headId(threadId) {
+      return (await checkpointer.getTuple(address(threadId)))?.checkpoint.id ?? null;
+    },
+
     async hasCheckpoint(threadId, checkpointId) {
       return (await checkpointer.getTuple(address(threadId, checkpointId))) !== undefined;
     },
@@ -231,7 +243,20 @@ function stateGraph(composition: Composition, checkpointer: BaseCheckpointSaver)
     .addNode("agent", never as never, { ends: ["agent", "tools", END] } as never)
     .addNode("tools", never as never, { ends: ["agent", END] } as never)
     .addEdge(START, "agent" as never)
+    // The loop's routes (the runtime takes them with Commands), so that `next` after an update
+    // says what LangGraph's agent graph says: after `agent`, `tools` when the last AI message
+    // calls tools (else the end); after `tools`, `agent`.
+    .addConditionalEdges("agent" as never, ((state: Record<string, unknown>) => (callsTools(state.messages) ? "tools" : END)) as never, ["tools", END] as never)
+    .addEdge("tools" as never, "agent" as never)
     .compile({ checkpointer });
+}
+
+/** Does the last message of `messages` (LangChain messages or their dicts) call tools? */
+function callsTools(messages: unknown): boolean {
+  if (!Array.isArray(messages) || messages.length === 0) return false;
+  const last = messages[messages.length - 1] as { tool_calls?: unknown; kwargs?: { tool_calls?: unknown } } | null;
+  const calls = last?.tool_calls ?? last?.kwargs?.tool_calls;
+  return Array.isArray(calls) && calls.length > 0;
 }
 
 function checkpointOf(threadId: string, config: RunnableConfig | undefined): CheckpointWire | null {
@@ -259,7 +284,17 @@ function snapshotToWire(threadId: string, snapshot: StateSnapshot): ThreadStateW
       path: task.path ?? [],
       checkpoint: checkpointOf(threadId, (task.state as RunnableConfig | undefined) ?? undefined),
       state: task.state != null && "values" in task.state ? snapshotToWire(threadId, task.state as StateSnapshot) : null,
-      result: task.result !== undefined ? toWireValue(task.result) : null,
+      result: task.result !== undefined ? taskResult(task.result) : null,
     })),
   };
+}
+
+/**
+ * A task's writes (what the node returned), as LangGraph shows them, without the loop's own
+ * bookkeeping channel (keys starting `__`, hidden from values too). A channel the loop sets
+ * whole stays LangGraph's `{ __overwrite__: value }`.
+ */
+function taskResult(result: unknown): unknown {
+  if (result !== null && typeof result === "object" && !Array.isArray(result)) return publicValues(result as Record<string, unknown>);
+  return toWireValue(result);
 }

@@ -65,6 +65,13 @@ const run = (at: string): Expected => [
 ];
 /** A Thread record (D7); after a run its metadata holds LangGraph's stamps (`graph_id`, `assistant_id`: D3). */
 const thread = (at: string, ran: boolean): Expected => [[`${at}/state_updated_at`, "D7"], [`${at}/config`, "D7"], ...(ran ? ([[`${at}/metadata/assistant_id`, "D3"]] as Expected) : [])];
+/** A Thread record (D7) and the metadata LangGraph stamps on it at a run (D8). */
+const thread = (at: string, ran: boolean): Expected => [
+  [`${at}/state_updated_at`, "D7"], [`${at}/config`, "D7"],
+  ...(ran ? ([[`${at}/metadata/graph_id`, "D8"], [`${at}/metadata/assistant_id`, "D8"]] as Expected) : []),
+];
+/** A ThreadState of a run's history: values (D5, D6), the server's metadata stamps (D11), Keel's channels in the tasks' writes (D15). */
+const history = (at: string): Expected => [...values(`${at}/values`), [`${at}/metadata`, "D11"], [`${at}/tasks/*/result`, "D15"]];
 const assistant = (at: string): Expected => [[`${at}/assistant_id`, "D3"], [`${at}/description`, "D4"]];
 
 // --- meta
@@ -81,6 +88,20 @@ call("threads.create({ metadata })", (c) => c.threads.create({ metadata: { kind:
 call("threads.get(id) after a run", (c, s) => c.threads.get(s.threadId), [...thread("", true), ...values("/values")]);
 call("threads.search({ metadata })", (c) => c.threads.search({ metadata: { suite: "differential" } }), [...thread("/0", true), ["/0/values", "D10"]]);
 call("threads.getState(id) after a run", (c, s) => c.threads.getState(s.threadId), [...values("/values"), ["/metadata", "D11"]]);
+call("threads.getHistory(id) after a run", (c, s) => c.threads.getHistory(s.threadId, { limit: 20 }), history("/*"));
+call("threads.getHistory(id, { metadata: { source: \"loop\" }, limit: 2 })", (c, s) => c.threads.getHistory(s.threadId, { limit: 2, metadata: { source: "loop" } }), history("/*"));
+call("a fork: updateState as `tools` at the checkpoint before the tool ran, then getState and getHistory", async (c) => {
+  const { thread_id } = await c.threads.create();
+  await c.runs.wait(thread_id, "lead", { input: INPUT });
+  const before = (await c.threads.getHistory(thread_id, { limit: 20 })).find((s) => s.next.includes("tools"))!;
+  const call = (before.values as { messages: { tool_calls?: { id: string }[] }[] }).messages.at(-1)!.tool_calls![0]!;
+  const written = await c.threads.updateState(thread_id, { values: { messages: [{ type: "tool", content: "# Other", tool_call_id: call.id }] }, asNode: "tools", checkpointId: before.checkpoint.checkpoint_id! });
+  const state = await c.threads.getState(thread_id);
+  const history = await c.threads.getHistory(thread_id, { limit: 20 });
+  const parentIsBefore = state.parent_checkpoint?.checkpoint_id === before.checkpoint.checkpoint_id;
+  return { written, state, history, parentIsBefore };
+}, [...history("/history/*"), // The fork's head: no tool ran on this branch (no `toolProgress`), the tool message is the client's (no `metadata`).
+  ...values("/state/values").filter(([pointer]) => !pointer.endsWith("/toolProgress") && !pointer.endsWith("/messages/*/metadata")), ["/state/metadata", "D11"], ["/written/keel_workspace", "D16"]]);
 call("threads.delete(id)", async (c) => c.threads.delete((await c.threads.create()).thread_id));
 call("threads.get(missing) → 404", (_c, s) => failure(s.url, "/threads/00000000-0000-4000-8000-000000000000"), [["/body", "D2"]]);
 

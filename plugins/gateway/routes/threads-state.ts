@@ -1,5 +1,6 @@
 import type { ThreadRecord } from "../../../kernel/runs/types.js";
 import { isKeelError } from "../../../kernel/errors.js";
+import { WORKSPACE_NOT_RESTORED } from "../../../kernel/runs/checkpoint-fork.js";
 import { HttpError, notFound } from "../http-errors.js";
 import { isTrue, ThreadParams } from "../schemas.js";
 import {
@@ -47,10 +48,12 @@ export function registerThreadStateRoutes(app: GatewayApp, ctx: GatewayContext):
     const checkpointId = addressedCheckpoint(body.checkpoint, "/checkpoint") ?? body.checkpoint_id ?? undefined;
     if (checkpointId && !(await reader.hasCheckpoint(thread.threadId, checkpointId))) throw notFound(`checkpoint \`${checkpointId}\` of thread \`${thread.threadId}\``);
     await assertNoActiveRun(ctx, thread.threadId);
+    // A fork (an update at a checkpoint older than the head) does not rewind the thread's files: said in the answer.
+    const forksWorkspace = checkpointId !== undefined && reader.hasWorkspace(stack) && (await reader.headId(thread.threadId)) !== checkpointId;
     const update: StateUpdate = { values, ...(body.as_node ? { asNode: body.as_node } : {}) };
     const checkpoint = await asBadRequest(() => reader.update(thread.threadId, stack, [[update]], checkpointId), "/as_node", "/values");
     await ctx.deps.store.updateThread(thread.threadId, {}, ctx.now());
-    return { checkpoint };
+    return { checkpoint, ...(forksWorkspace ? WORKSPACE_NOT_RESTORED : {}) };
   });
 
   /** The SDK's `patchState`: `metadata` merged into the thread's (Keel does not edit a written checkpoint); 204. */

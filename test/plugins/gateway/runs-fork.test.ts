@@ -16,7 +16,7 @@ import { MemoryStreamBridge } from "../../../kernel/runs/memory-bridge.js";
 import { MemoryRunStore } from "../../../kernel/runs/memory-store.js";
 import { RunManager } from "../../../kernel/runs/run-manager.js";
 import { createRuntimeExecutor } from "../../../kernel/runs/runtime-executor.js";
-import { ApiKeys, createGateway, type GatewayApp } from "../../../plugins/gateway/index.js";
+import { ApiKeys, createGateway, createThreadCheckpoints, type GatewayApp } from "../../../plugins/gateway/index.js";
 import type { RunStore } from "../../../kernel/runs/types.js";
 import { closeCheckpointer, createCheckpointer, createSqlRunStore } from "../../../plugins/store-sql/index.js";
 import { ScriptedChatModel } from "../../../tools/testing/scripted-model.js";
@@ -49,11 +49,13 @@ describe(`runs from an earlier checkpoint (a fork) through the SDK: ${name}`, ()
     const store = backend.store;
     const bridge = new MemoryStreamBridge();
     // One answer per run, in turn: "one", "two", "three", …
-    const model = new ScriptedChatModel({ script: { turns: ["one", "two", "three", "four"].map((content) => ({ content })) } });
-    const runtime = createAgentRuntime(compose({ name: "lead", plugins: [echo] }), { model, checkpointer });
+    const model = new ScriptedChatModel({ script: { turns: ["one", "two", "three", "four", "five", "six", "seven", "eight"].map((content) => ({ content })) } });
+    const composition = compose({ name: "lead", plugins: [echo] });
+    const runtime = createAgentRuntime(composition, { model, checkpointer });
     manager = new RunManager({ store, bridge, executor: createRuntimeExecutor({ runtime, checkpointer }), log: () => undefined });
     manager.start();
-    app = await createGateway({ deps: { runs: manager, store, bridge }, apiKeys: new ApiKeys([["key-alice", "alice"]]), stacks: ["lead"], version: "test" });
+    const threadState = createThreadCheckpoints({ checkpointer, compositions: new Map([["lead", composition]]) });
+    app = await createGateway({ deps: { runs: manager, store, bridge, threadState }, apiKeys: new ApiKeys([["key-alice", "alice"]]), stacks: ["lead"], version: "test" });
     await app.listen({ host: "127.0.0.1", port: 0 });
     alice = new Client({ apiUrl: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, apiKey: "key-alice", callerOptions: { maxRetries: 0 } });
   });
@@ -85,6 +87,29 @@ describe(`runs from an earlier checkpoint (a fork) through the SDK: ${name}`, ()
     // LangGraph's `checkpoint` object names it too.
     const again = await alice.runs.wait(thread.thread_id, "lead", { input: say("fourth"), checkpoint: { checkpoint_id: afterFirst, checkpoint_ns: "", thread_id: thread.thread_id } as never });
     expect(texts(again)).toEqual(["first", "one", "fourth", "four"]);
+  });
+
+  it("a stack without a workspace: a fork (a run from checkpoint_id, an update at an old checkpoint) says nothing about files", async () => {
+    const thread = await alice.threads.create();
+    await alice.runs.wait(thread.thread_id, "lead", { input: say("first") });
+    const afterFirst = await head(thread.thread_id);
+    await alice.runs.wait(thread.thread_id, "lead", { input: say("second") });
+    await alice.runs.wait(thread.thread_id, "lead", { input: say("again"), checkpointId: afterFirst });
+    const forks = (await alice.threads.getHistory(thread.thread_id, { limit: 50 })).filter((s) => s.metadata?.source === "fork");
+    expect(forks.map((s) => s.metadata?.keelForkOf)).toEqual([afterFirst]);
+    expect(forks[0]!.metadata).not.toHaveProperty("keel_workspace");
+    const written = await alice.threads.updateState(thread.thread_id, { values: { messages: [{ type: "human", content: "edit" }] }, asNode: "agent", checkpointId: afterFirst });
+    expect(Object.keys(written)).toEqual(["checkpoint"]);
+  });
+
+  it("the saver keeps a checkpoint's metadata as written: source, step, parents and any other key (LangGraph's old `writes` too)", async () => {
+    const threadId = `metadata-${name}`;
+    const metadata = { source: "loop", step: 4, parents: { "": "parent-id" }, writes: { agent: { messages: ["hi"] } }, run_id: "r1" };
+    const config = await checkpointer.put({ configurable: { thread_id: threadId, checkpoint_ns: "" } }, { v: 4, id: "1f0a0000-0000-6000-8000-000000000001", ts: new Date(0).toISOString(), channel_values: {}, channel_versions: {}, versions_seen: {} }, metadata as never, {});
+    expect((await checkpointer.getTuple(config))!.metadata).toEqual(metadata);
+    const listed = [];
+    for await (const tuple of checkpointer.list({ configurable: { thread_id: threadId } }, { filter: { source: "loop" } })) listed.push(tuple.metadata);
+    expect(listed).toEqual([metadata]);
   });
 
   it("a checkpoint the thread does not have is a 404 naming the field; another thread's, or two different ids, a 400", async () => {
