@@ -322,6 +322,14 @@ export const ERRORS = {
     description: "`keel replay THREAD/RUN --url URL` could not fetch the run's report: the server is unreachable or answered an error (404 before the run finished, 401/403 without the right API key).",
     solve: "Check --url, pass --api-key (or KEEL_API_KEY) when the server has keys, and wait until the run has finished.",
   },
+  KEEL_ERR_WATCH_RUN_NOT_FOUND: {
+    description: "`keel watch THREAD/RUN` names a run the gateway does not have for this API key (missing, another user's, or rolled back).",
+    solve: "Check the thread and run ids (`GET /threads/THREAD/runs`) and pass the API key of the run's user (--api-key or KEEL_API_KEY).",
+  },
+  KEEL_ERR_WATCH_FETCH: {
+    description: "`keel watch` could not read the gateway: the server is unreachable, refused the API key (401/403), or answered an error.",
+    solve: "Check --url (or KEEL_URL) and pass --api-key (or KEEL_API_KEY) when the server has keys.",
+  },
   KEEL_ERR_CONTRACTS_BASE: {
     description: "`keel contracts check --base` names neither a directory holding `schemas/` nor a git ref of the current repository.",
     solve: "Pass a checkout directory (`--base ../main`) or a ref git knows (`--base origin/main`; in CI fetch it first, e.g. `git fetch origin main`).",

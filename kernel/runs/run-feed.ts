@@ -254,10 +254,11 @@ export class RunFeedPublisher {
       feed.ended(runId);
       return ended;
     };
-    // Methods the wrapper does not tap keep their bridge as `this`.
+    // Methods the wrapper does not tap are looked up on the bridge at each call (a test's spy
+    // installed later is seen) and keep it as `this`; an optional one only when the bridge has it.
+    const target = bridge as unknown as Record<string, (...args: unknown[]) => unknown>;
     for (const name of ["subscribe", "read", "deleteRuns", "publishControl", "onControl", "close", "ping", "readLatest"] as const) {
-      const method = bridge[name] as ((...args: unknown[]) => unknown) | undefined;
-      if (typeof method === "function") (wrapped as unknown as Record<string, unknown>)[name] = method.bind(bridge);
+      if (typeof target[name] === "function") (wrapped as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => target[name]!(...args);
     }
     return wrapped;
   }

@@ -113,7 +113,7 @@ describe("usage errors list the allowed values", () => {
 
   it("an unknown command lists the commands", async () => {
     expect(await usageError(["frobnicate"])).toBe(
-      "unknown command `frobnicate`; the commands are compose, run, replay, schemas, docs, validate, plugin, contracts, serve; run `keel --help`",
+      "unknown command `frobnicate`; the commands are compose, run, replay, watch, schemas, docs, validate, plugin, contracts, serve; run `keel --help`",
     );
   });
 

@@ -10,6 +10,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   compose: async () => (await import("./commands/compose.js")).composeCommand,
   run: async () => (await import("./commands/run.js")).runCommand,
   replay: async () => (await import("./commands/replay.js")).replayCommand,
+  watch: async () => (await import("./commands/watch.js")).watchCommand,
   schemas: async () => (await import("./commands/schemas.js")).schemasCommand,
   docs: async () => (await import("./commands/docs.js")).docsCommand,
   validate: async () => (await import("./commands/validate.js")).validateCommand,

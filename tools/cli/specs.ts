@@ -209,11 +209,34 @@ export const SERVE_SPEC = {
   examples: ["keel serve", "keel serve --port 0 --db sqlite:./runs.db --stack lead --stack subagent", "OPENAI_API_KEY=sk-… keel serve --model openai:gpt-4o-mini --max-tokens 4096"],
 } as const satisfies CommandSpec;
 
+export const WATCH_SPEC = {
+  name: "watch",
+  usage: "usage: keel watch [THREAD/RUN] [--url URL] [--api-key KEY] [--fail-on partial|failed]",
+  summary:
+    "Watch runs live in the terminal over the gateway's run-status feed (GET /keel/feed): without THREAD/RUN every run of yours as it changes, until SIGINT; with one, that run's progress (turns, tokens against its token budget, the current tool, retries with their countdown, subagents with their statuses) until it ends. A redrawn status on a terminal, one line per change otherwise.",
+  flags: {
+    url: { value: "URL", default: "KEEL_URL, else http://127.0.0.1:8787", description: "the `keel serve` gateway" },
+    "api-key": { value: "KEY", default: "KEEL_API_KEY", description: "API key sent as `x-api-key`" },
+    "fail-on": { value: "LEVEL", allowed: FAIL_ON_LEVELS, default: "failed", description: "with THREAD/RUN: exit 1 when the run's outcome is at least this bad (succeeded < partial < failed = cancelled = timed_out), as `keel run --fail-on`" },
+  },
+  output: [
+    "stdout not a terminal: one line per change, `HH:MM:SS THREAD/RUN STATUS turn N[/MAX] tokens N[/BUDGET] ACTIVITY`, and with THREAD/RUN a last line `outcome STATUS[ (stop reasons)] turns N tokens N`",
+    "a terminal: the same, redrawn in place (a block per run; a retry's countdown ticks)",
+  ],
+  exitCodes: [
+    [0, "THREAD/RUN ended with an outcome better than --fail-on; without THREAD/RUN, stopped by SIGINT/SIGTERM"],
+    [1, "THREAD/RUN ended with an outcome at least as bad as --fail-on"],
+    [2, "bad usage or bad input (not THREAD/RUN, or no such run: KEEL_ERR_WATCH_RUN_NOT_FOUND; the gateway cannot be reached or refused the key: KEEL_ERR_WATCH_FETCH): one line on stderr"],
+  ],
+  examples: ["keel watch", "keel watch 6f1c…/1e0b… --url http://127.0.0.1:8787 --fail-on partial"],
+} as const satisfies CommandSpec;
+
 /** Every command and subcommand, in the order `keel --help` lists them. */
 export const COMMAND_SPECS: readonly CommandSpec[] = [
   COMPOSE_SPEC,
   RUN_SPEC,
   REPLAY_SPEC,
+  WATCH_SPEC,
   SCHEMAS_BUILD_SPEC,
   DOCS_BUILD_SPEC,
   VALIDATE_SPEC,
