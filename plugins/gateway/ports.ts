@@ -6,6 +6,7 @@ import type { ThreadCheckpoints } from "./thread-checkpoints.js";
 import type { AssistantStore } from "../../kernel/assistants/types.js";
 import type { StackCatalog } from "./stack-catalog.js";
 import type { ThreadRetention } from "../../kernel/runs/thread-retention.js";
+import type { CronFires } from "./cron-webhooks.js";
 
 /**
  * What the gateway serves: the run service (admission, streams, cancellation, joins),
@@ -19,6 +20,8 @@ export interface GatewayDeps {
   bridge: StreamBridge;
   /** Crons (`/runs/crons`); without it those routes are not served and `/info` says `crons: false`. */
   crons?: CronStore;
+  /** The cron scheduler of this worker: each run it fires for a cron with a `webhook` is followed up (README, "Crons API"); absent: crons' webhooks are not sent. */
+  cronFires?: CronFires;
   /**
    * The threads' LangGraph checkpoints (`createThreadCheckpoints`): state at a checkpoint,
    * history, state updates, copies, pruning. Without it the state route answers the

@@ -122,7 +122,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
     const bridge = services.bridge;
     metrics.watch({ runCounts: () => manager.runCounts(), ...(bridge instanceof MemoryStreamBridge ? { bridgeStats: () => bridge.stats() } : {}) });
     const app = await services.http.create({
-      deps: { runs, store: services.store, bridge: services.bridge, crons: services.crons, threadState: executor.threadState, assistants, catalog: executor.catalog, items: services.items, retention },
+      deps: { runs, store: services.store, bridge: services.bridge, crons: services.crons, cronFires: cronScheduler, threadState: executor.threadState, assistants, catalog: executor.catalog, items: services.items, retention },
       apiKeys: options.apiKeys,
       ...(auth ? { auth } : {}),
       ...(options.corsOrigins.length > 0 ? { cors: { origins: options.corsOrigins } } : {}),
