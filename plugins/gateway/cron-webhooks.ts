@@ -1,13 +1,7 @@
-import type { CronRecord } from "../../kernel/runs/cron-types.js";
-import type { RunRecord } from "../../kernel/runs/types.js";
 import type { GatewayContext } from "./context.js";
+import type { CronFires } from "./ports.js";
 import { followUpSignal, webhookPayload } from "./run-follow-ups.js";
 import { publicValues } from "./wire-json.js";
-
-/** What the gateway needs of the cron scheduler (kernel/runs/cron-scheduler.ts): its fires. */
-export interface CronFires {
-  onFire(listener: (cron: CronRecord, run: RunRecord) => void | Promise<unknown>): () => void;
-}
 
 /**
  * A cron's `webhook` (checked at create and update like a run's): each run its fires admit
