@@ -7,7 +7,7 @@ import { openRunServices } from "./run-services.js";
 import { loadRunModels } from "./run-models.js";
 import { createServeExecutor } from "./serve-executor.js";
 import { loadSummaryModels } from "./summary-models.js";
-import type { ServeOptions } from "./serve-options.js";
+import { assertHostProtected, type ServeOptions } from "./serve-options.js";
 import { prepareWorkspacesDir } from "./storage-paths.js";
 import { combineObservers } from "../../kernel/observe/observed.js";
 import type { RunObserver } from "../../kernel/observe/run-observer.js";
@@ -76,6 +76,8 @@ export async function startServer(options: ServeOptions, context: StartContext):
   try {
     if (authFromFlag && services.auth) throw new KeelError("KEEL_ERR_SERVE_CONFIG", "both --auth and a --plugin's `auth` port give an auth handler: keep one");
     const auth = authFromFlag ?? services.auth;
+    // With `--plugin`s, the non-loopback host check waits for their ports (serve-options.ts).
+    assertHostProtected(options.host, options.apiKeys.size > 0 || auth !== undefined);
     // User assistants live in the `--db` database too (their own connection to it).
     assistants = await SqlAssistantStore.open(options.db);
     const allowedModels = serverModelAllowlist(options.model, options.summarizerModel);
