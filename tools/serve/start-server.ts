@@ -15,7 +15,6 @@ import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import { createKeelMetrics } from "../../plugins/metrics/index.js";
 import { watchdogDeadlineForLease } from "../../plugins/workspace/index.js";
 import { startHostTracing } from "../../plugins/tracing/host-tracing.js";
-import { SqlAssistantStore } from "../../plugins/store-sql/sql-assistant-store.js";
 import { ThreadRetention } from "../../kernel/runs/thread-retention.js";
 import { KeelError } from "../../kernel/errors.js";
 import { loadAuthModule } from "./auth-module.js";
@@ -71,15 +70,14 @@ export async function startServer(options: ServeOptions, context: StartContext):
     throw error;
   }
   let runs: RunManager | undefined;
-  let assistants: SqlAssistantStore | undefined;
   let retention: ThreadRetention | undefined;
   try {
     if (authFromFlag && services.auth) throw new KeelError("KEEL_ERR_SERVE_CONFIG", "both --auth and a --plugin's `auth` port give an auth handler: keep one");
     const auth = authFromFlag ?? services.auth;
     // With `--plugin`s, the non-loopback host check waits for their ports (serve-options.ts).
     assertHostProtected(options.host, options.apiKeys.size > 0 || auth !== undefined);
-    // User assistants live in the `--db` database too (their own connection to it).
-    assistants = await SqlAssistantStore.open(options.db);
+    // User assistants live in the `--db` database too (run-services.ts: on the run store's pool on PostgreSQL).
+    const assistants = services.assistants;
     const allowedModels = serverModelAllowlist(options.model, options.summarizerModel);
     const executor = await createServeExecutor({
       stacks: options.stacks,
@@ -113,7 +111,6 @@ export async function startServer(options: ServeOptions, context: StartContext):
     const manager = runs;
     // Crons fire on every worker; each tick is claimed by exactly one (kernel/runs/README.md, "Crons").
     const cronScheduler = new CronScheduler({ crons: services.crons, runs, store: services.store, log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`) });
-    const assistantStore = assistants;
     // Thread TTL: every worker sweeps; purges go through the run manager's deleteThread.
     retention = new ThreadRetention(
       { store: services.store, deleteThread: (threadId, o) => manager.deleteThread(threadId, o), log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`) },
@@ -150,7 +147,6 @@ export async function startServer(options: ServeOptions, context: StartContext):
           sweeper.stop();
           await manager.shutdown();
           await app.close();
-          await assistantStore.close();
           await services.close();
           removeTemporary();
           await tracing.shutdown();
@@ -159,7 +155,6 @@ export async function startServer(options: ServeOptions, context: StartContext):
   } catch (error) {
     retention?.stop();
     await runs?.shutdown();
-    await assistants?.close();
     await services.close();
     removeTemporary();
     await tracing.shutdown();
