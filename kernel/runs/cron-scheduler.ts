@@ -43,7 +43,15 @@ export type CronFire =
   | { cronId: string; tick: string; run: RunRecord }
   | { cronId: string; tick: string; skipped: string };
 
+/**
+ * Told of each run a fire admitted (e.g. the gateway, to send the cron's webhook once the
+ * run ended). A promise it returns holds a stateless fire's thread deletion until it settles
+ * (so the listener can read the thread's final values first).
+ */
+export type CronFireListener = (cron: CronRecord, run: RunRecord) => void | Promise<unknown>;
+
 export class CronScheduler {
+  private readonly listeners = new Set<CronFireListener>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private ticking: Promise<CronFire[]> | null = null;
   /** Stateless fires waiting for their run's end to delete its thread. */
@@ -62,6 +70,12 @@ export class CronScheduler {
     if (this.timer !== undefined) return;
     this.timer = setInterval(() => void this.tick(), this.options.pollMs ?? CRON_POLL_MS);
     this.timer.unref();
+  }
+
+  /** Calls `listener` with each run this worker's fires admit; returns the unsubscribe. A throwing listener is logged. */
+  onFire(listener: CronFireListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Stops polling; runs already admitted go on. */
@@ -134,7 +148,8 @@ export class CronScheduler {
         await this.options.store.createThread({ threadId, owner: cron.owner, status: "idle", metadata: { cron_id: cron.cronId }, createdAt: now, updatedAt: now });
       }
       const run = await this.options.runs.createOrReject(threadId, request, options);
-      if (stateless && cron.onRunCompleted !== "keep") this.deleteAfter(run, cron.owner);
+      const told = this.tell(cron, run);
+      if (stateless && cron.onRunCompleted !== "keep") this.deleteAfter(run, cron.owner, told);
       return { cronId: cron.cronId, tick, run };
     } catch (error) {
       const code = isKeelError(error) ? error.code : "";
@@ -150,10 +165,23 @@ export class CronScheduler {
     }
   }
 
+  private tell(cron: CronRecord, run: RunRecord): Promise<unknown> {
+    const holds: unknown[] = [];
+    for (const listener of this.listeners) {
+      try {
+        holds.push(listener(cron, run));
+      } catch (error) {
+        this.log(`cron ${cron.cronId}: a fire listener failed for run ${run.runId}`, error);
+      }
+    }
+    return Promise.allSettled(holds);
+  }
+
   /** `on_run_completed: "delete"`: the fire's thread (with its run) is deleted once the run ended. */
-  private deleteAfter(run: RunRecord, user: string): void {
+  private deleteAfter(run: RunRecord, user: string, hold: Promise<unknown>): void {
     const cleanup = this.options.runs
       .join(run.runId)
+      .then(() => hold)
       .then(() => this.options.runs.deleteThread(run.threadId, { user }))
       .then((deletion) => deletion.done)
       .then(

@@ -1,11 +1,16 @@
 import type { RunManager } from "../../kernel/runs/run-manager.js";
 import type { ItemStore } from "../../kernel/ports/item-store.js";
-import type { RunStore, StreamBridge } from "../../kernel/runs/types.js";
-import type { CronStore } from "../../kernel/runs/cron-types.js";
+import type { RunRecord, RunStore, StreamBridge } from "../../kernel/runs/types.js";
+import type { CronRecord, CronStore } from "../../kernel/runs/cron-types.js";
 import type { ThreadCheckpoints } from "./thread-checkpoints.js";
 import type { AssistantStore } from "../../kernel/assistants/types.js";
 import type { StackCatalog } from "./stack-catalog.js";
 import type { ThreadRetention } from "../../kernel/runs/thread-retention.js";
+
+/** What the gateway needs of the cron scheduler (kernel/runs/cron-scheduler.ts): its fires. */
+export interface CronFires {
+  onFire(listener: (cron: CronRecord, run: RunRecord) => void | Promise<unknown>): () => void;
+}
 
 /**
  * What the gateway serves: the run service (admission, streams, cancellation, joins),
@@ -19,6 +24,8 @@ export interface GatewayDeps {
   bridge: StreamBridge;
   /** Crons (`/runs/crons`); without it those routes are not served and `/info` says `crons: false`. */
   crons?: CronStore;
+  /** The cron scheduler of this worker: each run it fires for a cron with a `webhook` is followed up (README, "Crons API"); absent: crons' webhooks are not sent. */
+  cronFires?: CronFires;
   /**
    * The threads' LangGraph checkpoints (`createThreadCheckpoints`): state at a checkpoint,
    * history, state updates, copies, pruning. Without it the state route answers the

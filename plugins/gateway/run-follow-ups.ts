@@ -42,7 +42,7 @@ export function followUpRun(ctx: GatewayContext, run: RunRecord, followUp: Follo
 const followUps = new WeakMap<GatewayContext, AbortController>();
 
 /** Aborted when the gateway closes: follow-ups stop waiting for their runs and stop retrying webhooks. */
-function followUpSignal(ctx: GatewayContext): AbortSignal {
+export function followUpSignal(ctx: GatewayContext): AbortSignal {
   let controller = followUps.get(ctx);
   if (!controller) followUps.set(ctx, (controller = new AbortController()));
   return controller.signal;

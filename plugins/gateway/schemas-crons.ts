@@ -5,7 +5,7 @@ import { Nullable, STREAM_MODES } from "./schemas.js";
  * Request schemas of the cron routes (plugins/gateway/README.md, "Crons API"). Open objects,
  * as every route's: unknown fields are ignored. The fields `@langchain/langgraph-sdk`'s
  * crons client sends that Keel does not support are declared here and refused by the route
- * when set (`webhook`, `durability`, …), never silently ignored.
+ * when set (`durability`, …), never silently ignored.
  */
 
 const OpenObject = Type.Record(Type.String(), Type.Unknown());
@@ -18,7 +18,7 @@ const IdFilter = Type.String({ minLength: 1, maxLength: 128 });
 export const CronParams = Type.Object({ cron_id: Type.String({ minLength: 1, maxLength: 128 }) });
 
 /** Fields of the SDK's cron bodies that Keel refuses when they ask for something (the route checks them). */
-export const CRON_UNSUPPORTED_FIELDS = ["webhook", "checkpoint_during", "durability", "stream_subgraphs"] as const;
+export const CRON_UNSUPPORTED_FIELDS = ["checkpoint_during", "durability", "stream_subgraphs"] as const;
 const unsupported = Object.fromEntries(CRON_UNSUPPORTED_FIELDS.map((field) => [field, Type.Optional(Type.Unknown())]));
 
 /** What every fire's run is made of (the cron's `payload`). */
@@ -32,6 +32,8 @@ const runFields = {
   metadata: Type.Optional(Nullable(OpenObject)),
   stream_mode: Type.Optional(Nullable(StreamModes)),
   stream_resumable: Type.Optional(Nullable(Type.Boolean())),
+  /** Each fire's run is POSTed here once it ended (as a run's `webhook`; null on update: no webhook any more). */
+  webhook: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 2048 }))),
 };
 
 const scheduleFields = {

@@ -15,8 +15,8 @@ import type { SqlEntityManager } from "@mikro-orm/better-sqlite";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import { CRONS_TABLE, CronEntity, type CronRow } from "./cron-entity.js";
 import { metadataEquals, type Dialect } from "./dialect-sql.js";
-import { migrateSchema } from "./migrate-schema.js";
-import { initOrClose, openOrm, type StoreOrm } from "./open-orm.js";
+import { initOrClose, type StoreOrm } from "./open-orm.js";
+import { SharedDatabase } from "./shared-database.js";
 import { retryMethodsWhileBusy } from "./sqlite-busy.js";
 import { reportUnreachable } from "./store-unavailable.js";
 import { parseStoreUrl, type StoreTarget } from "./store-url.js";
@@ -35,31 +35,36 @@ const SORT_COLUMNS: Record<CronSortField, string> = {
 };
 
 export class SqlCronStore implements CronStore {
-  private migrated: Promise<void> | undefined;
+  private readonly orm: StoreOrm;
+  private readonly dialect: Dialect;
+  private released: Promise<void> | undefined;
 
-  private constructor(
-    private readonly orm: StoreOrm,
-    private readonly dialect: Dialect,
-    sqlite: boolean,
-  ) {
-    if (sqlite) retryMethodsWhileBusy(this as SqlCronStore, CRON_METHODS);
+  private constructor(private readonly db: SharedDatabase) {
+    db.acquire();
+    this.orm = db.orm;
+    this.dialect = db.dialect;
+    if (db.dialect === "sqlite") retryMethodsWhileBusy(this as SqlCronStore, CRON_METHODS);
     else reportUnreachable(this as SqlCronStore, CRON_METHODS);
   }
 
-  /** Connects and creates or migrates the schema. */
-  static async open(target: StoreTarget | string): Promise<SqlCronStore> {
-    const resolved = typeof target === "string" ? parseStoreUrl(target) : target;
-    const { orm, sqlite } = await openOrm(resolved);
-    return initOrClose(new SqlCronStore(orm, resolved.dialect, sqlite !== undefined));
+  /**
+   * Connects and creates or migrates the schema. Given a `SharedDatabase` (the run store's,
+   * `SqlRunStore.database()`), uses that connection: no pool of its own, the schema diff
+   * shared (run once).
+   */
+  static async open(target: StoreTarget | string | SharedDatabase): Promise<SqlCronStore> {
+    const db = target instanceof SharedDatabase ? target : await SharedDatabase.open(typeof target === "string" ? parseStoreUrl(target) : target);
+    return initOrClose(new SqlCronStore(db));
   }
 
   init(): Promise<void> {
-    this.migrated ??= migrateSchema(this.orm, this.dialect);
-    return this.migrated;
+    return this.db.migrate();
   }
 
-  async close(): Promise<void> {
-    await this.orm.close(true);
+  /** Releases the connection (closed with its last holder). Idempotent. */
+  close(): Promise<void> {
+    this.released ??= this.db.release();
+    return this.released;
   }
 
   async createCron(cron: CronRecord): Promise<CronRecord> {

@@ -2,14 +2,39 @@ import { definePlugin } from "../../kernel/plugin/define-plugin.js";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { RunStore } from "../../kernel/runs/types.js";
 import { closeCheckpointer, createCheckpointerNow } from "./checkpointer.js";
-import { createSqlRunStore } from "./create-sql-run-store.js";
 import { deferredRunStore } from "./deferred-run-store.js";
 import { deferredItemStore } from "./deferred-item-store.js";
 import { SqlItemStore } from "./sql-item-store.js";
 import { storeSqlManifest } from "./manifest.js";
-import { DEFAULT_STORE_URL } from "./store-url.js";
+import { DEFAULT_STORE_URL, parseStoreUrl } from "./store-url.js";
+import { SharedDatabase } from "./shared-database.js";
+import { SqlRunStore } from "./sql-run-store.js";
+import { initOrClose } from "./open-orm.js";
 
 const urlOf = (config: Readonly<Record<string, unknown>>): string => (typeof config.url === "string" ? config.url : DEFAULT_STORE_URL);
+
+const databases = new WeakMap<object, Promise<SharedDatabase>>();
+
+/**
+ * The one connection (pool) of a composed store-sql's config: its `store` and `item-store`
+ * ports, and the companion stores a host opens on it (`SqlCronStore.open(db)`,
+ * `SqlAssistantStore.open(db)`), share it and its one schema diff (README, "One connection
+ * pool"). Opened on first use; a closed one (every holder released it) is opened anew.
+ */
+export function storeSqlDatabase(config: Readonly<Record<string, unknown>>): Promise<SharedDatabase> {
+  const known = databases.get(config);
+  if (known) {
+    const reopen = known.then((db) => (db.closed ? undefined : db)).catch(() => undefined);
+    return reopen.then((db) => db ?? openFor(config));
+  }
+  return openFor(config);
+}
+
+function openFor(config: Readonly<Record<string, unknown>>): Promise<SharedDatabase> {
+  const opened = SharedDatabase.open(parseStoreUrl(urlOf(config)));
+  databases.set(config, opened);
+  return opened;
+}
 
 /**
  * The `store` and `checkpointer` ports on SQLite or PostgreSQL. The kernel builds ports
@@ -23,9 +48,9 @@ const urlOf = (config: Readonly<Record<string, unknown>>): string => (typeof con
 export const storeSqlPlugin = definePlugin({
   manifest: storeSqlManifest,
   services: {
-    store: (config): RunStore => deferredRunStore(createSqlRunStore(urlOf(config))),
-    // Long-term items (`/store/*`, plugins' memory across threads): their own table and connection.
-    "item-store": (config) => deferredItemStore(SqlItemStore.open(urlOf(config))),
+    // The run store and the long-term items (`/store/*`, plugins' memory across threads) share one connection pool.
+    store: (config): RunStore => deferredRunStore(storeSqlDatabase(config).then((db) => initOrClose(SqlRunStore.on(db)))),
+    "item-store": (config) => deferredItemStore(storeSqlDatabase(config).then((db) => SqlItemStore.open(db))),
     checkpointer: (config): BaseCheckpointSaver =>
       closeable(createCheckpointerNow(urlOf(config), typeof config.snapshotEvery === "number" ? { snapshotEvery: config.snapshotEvery } : {})),
   },
@@ -55,3 +80,5 @@ export { SqlRunStore, sqliteDatabaseOf } from "./sql-run-store.js";
 export type { SqliteDatabase, SqliteStatement } from "./sqlite-database.js";
 export { stockCheckpointsPathFor, DEFAULT_STORE_URL, parseStoreUrl, type StoreTarget } from "./store-url.js";
 export { SqlCronStore } from "./cron-sql.js";
+export { SharedDatabase } from "./shared-database.js";
+export { SqlAssistantStore } from "./sql-assistant-store.js";

@@ -1,7 +1,8 @@
 /**
- * The AssistantStore (kernel/assistants) on SQLite or PostgreSQL through MikroORM: its
- * own connection to the run store's database (the same `--db`), tables created by the
- * same schema diff. A new version is written in one transaction that holds the
+ * The AssistantStore (kernel/assistants) on SQLite or PostgreSQL through MikroORM, in the
+ * run store's database (the same `--db`): on PostgreSQL it may share the run store's pool
+ * (`open(runStore.database())`), on SQLite it keeps its own connection; tables created by
+ * the same schema diff. A new version is written in one transaction that holds the
  * assistant's row: the version row, then the assistant row.
  */
 import { LockMode, UniqueConstraintViolationException } from "@mikro-orm/core";
@@ -13,11 +14,12 @@ import { metadataEquals, type Dialect } from "./dialect-sql.js";
 import { AssistantEntity, AssistantVersionEntity, type AssistantRow, type AssistantVersionRow } from "./entities-assistants.js";
 import { migrateSchema } from "./migrate-schema.js";
 import { initOrClose, openOrm, type StoreOrm } from "./open-orm.js";
+import { SharedDatabase } from "./shared-database.js";
 import { retryMethodsWhileBusy } from "./sqlite-busy.js";
 import { reportUnreachable } from "./store-unavailable.js";
 import { parseStoreUrl, DEFAULT_STORE_URL } from "./store-url.js";
 
-/** Connections of the assistant store's own PostgreSQL pool. */
+/** Connections of the assistant store's own PostgreSQL pool (when it does not share the run store's). */
 const ASSISTANT_POOL_MAX = 2;
 
 const SORT_COLUMNS = { assistant_id: "assistantId", graph_id: "graphId", created_at: "createdAt", updated_at: "updatedAt", name: "name" } as const;
@@ -26,36 +28,50 @@ const METHODS = ["createAssistant", "getAssistant", "updateAssistant", "setLates
 
 export class SqlAssistantStore implements AssistantStore {
   private migrated: Promise<void> | undefined;
+  private readonly orm: StoreOrm;
+  private readonly dialect: Dialect;
+  private released: Promise<void> | undefined;
 
   private constructor(
-    private readonly orm: StoreOrm,
-    private readonly dialect: Dialect,
-    sqlite: boolean,
+    /** The run store's shared connection (PostgreSQL), or undefined: this store's own ORM. */
+    private readonly shared: SharedDatabase | undefined,
+    own: { orm: StoreOrm; dialect: Dialect } | undefined,
   ) {
-    if (sqlite) retryMethodsWhileBusy(this as SqlAssistantStore, METHODS);
+    shared?.acquire();
+    this.orm = shared ? shared.orm : own!.orm;
+    this.dialect = shared ? shared.dialect : own!.dialect;
+    if (this.dialect === "sqlite") retryMethodsWhileBusy(this as SqlAssistantStore, METHODS);
     else reportUnreachable(this as SqlAssistantStore, METHODS);
   }
 
   /**
-   * Connect to `url` (a store-sql URL) and create or migrate the schema.
+   * Connect to `url` (a store-sql URL) and create or migrate the schema. Given the run
+   * store's `SharedDatabase`: on PostgreSQL its pool and its one schema diff are used; on
+   * SQLite the store keeps a connection of its own to the same file, because its version
+   * writes are asynchronous ORM transactions, which must not interleave with the run store's
+   * synchronous ones on one SQLite connection (the plugin's README, "One connection pool").
    *
    * @example
    * const assistants = await SqlAssistantStore.open("sqlite:./.keel/keel.db");
    */
-  static async open(url: string = DEFAULT_STORE_URL): Promise<SqlAssistantStore> {
-    const target = parseStoreUrl(url);
+  static async open(url: string | SharedDatabase = DEFAULT_STORE_URL): Promise<SqlAssistantStore> {
+    if (url instanceof SharedDatabase && url.dialect === "postgres") return initOrClose(new SqlAssistantStore(url, undefined));
+    const target = url instanceof SharedDatabase ? url.target : parseStoreUrl(url);
     // Assistants are read once per run admission and written rarely: two PostgreSQL connections are plenty.
     const { orm } = await openOrm(target, { poolMax: ASSISTANT_POOL_MAX });
-    return initOrClose(new SqlAssistantStore(orm, target.dialect, target.dialect === "sqlite"));
+    return initOrClose(new SqlAssistantStore(undefined, { orm, dialect: target.dialect }));
   }
 
   init(): Promise<void> {
+    if (this.shared) return this.shared.migrate();
     this.migrated ??= migrateSchema(this.orm, this.dialect);
     return this.migrated;
   }
 
-  async close(): Promise<void> {
-    await this.orm.close(true);
+  /** Releases the shared connection, or closes its own. Idempotent. */
+  close(): Promise<void> {
+    this.released ??= this.shared ? this.shared.release() : this.orm.close(true);
+    return this.released;
   }
 
   async createAssistant(record: AssistantRecord): Promise<AssistantRecord> {

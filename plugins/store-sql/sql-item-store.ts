@@ -24,11 +24,11 @@ import {
   type StoredItem,
 } from "../../kernel/ports/item-store.js";
 import { ITEMS_TABLE } from "./item-entity.js";
-import { migrateSchema } from "./migrate-schema.js";
-import { openOrm, type StoreOrm } from "./open-orm.js";
+import { initOrClose, type StoreOrm } from "./open-orm.js";
+import { SharedDatabase } from "./shared-database.js";
 import { retryMethodsWhileBusy } from "./sqlite-busy.js";
 import { reportUnreachable } from "./store-unavailable.js";
-import { DEFAULT_STORE_URL, parseStoreUrl, type StoreTarget } from "./store-url.js";
+import { DEFAULT_STORE_URL, parseStoreUrl } from "./store-url.js";
 
 interface RawItem {
   ns_path: string;
@@ -53,30 +53,34 @@ const UPSERT =
 const ITEM_METHODS = ["putItem", "getItem", "deleteItem", "searchItems", "listNamespaces", "sweepExpired"] as const satisfies readonly (keyof SqlItemStore)[];
 
 export class SqlItemStore implements ItemStore {
-  private constructor(
-    private readonly orm: StoreOrm,
-    dialect: StoreTarget["dialect"],
-  ) {
+  private readonly orm: StoreOrm;
+  private released: Promise<void> | undefined;
+
+  private constructor(private readonly db: SharedDatabase) {
+    db.acquire();
+    this.orm = db.orm;
     // As the run store: SQLite retries a call that met another connection's write lock; PostgreSQL reports a lost connection as KEEL_ERR_STORE_UNAVAILABLE.
-    if (dialect === "sqlite") retryMethodsWhileBusy(this as SqlItemStore, ITEM_METHODS);
+    if (db.dialect === "sqlite") retryMethodsWhileBusy(this as SqlItemStore, ITEM_METHODS);
     else reportUnreachable(this as SqlItemStore, ITEM_METHODS);
   }
 
-  /** Connected, with the schema created or migrated. */
-  static async open(url: string = DEFAULT_STORE_URL): Promise<SqlItemStore> {
-    const target: StoreTarget = parseStoreUrl(url);
-    const { orm } = await openOrm(target);
-    try {
-      await migrateSchema(orm, target.dialect);
-    } catch (error) {
-      await orm.close(true);
-      throw error;
-    }
-    return new SqlItemStore(orm, target.dialect);
+  /**
+   * Connected, with the schema created or migrated. Given a `SharedDatabase` (the run
+   * store's), uses that connection and its one schema diff instead of its own.
+   */
+  static async open(url: string | SharedDatabase = DEFAULT_STORE_URL): Promise<SqlItemStore> {
+    const db = url instanceof SharedDatabase ? url : await SharedDatabase.open(parseStoreUrl(url));
+    return initOrClose(new SqlItemStore(db));
   }
 
-  async close(): Promise<void> {
-    await this.orm.close(true);
+  init(): Promise<void> {
+    return this.db.migrate();
+  }
+
+  /** Releases the connection (closed with its last holder). Idempotent. */
+  close(): Promise<void> {
+    this.released ??= this.db.release();
+    return this.released;
   }
 
   async putItem(owner: string, namespace: string[], key: string, value: ItemValue, options: PutItemOptions): Promise<void> {

@@ -18,10 +18,10 @@ import { admitOnPostgres, admitOnSqlite, DELETED_THREAD_STATUS } from "./admissi
 import { claimDueOnPostgres, claimDueOnSqlite, claimThreadOnPostgres, claimThreadOnSqlite } from "./claim-sql.js";
 import { appendFencedOnPostgres, appendFencedOnSqlite } from "./journal-sql.js";
 import { metadataEquals, type Dialect } from "./dialect-sql.js";
-import { migrateSchema } from "./migrate-schema.js";
 import type { ThreadExpiry } from "../../kernel/runs/thread-expiry.js";
 import { expiredThreadsSql, forgetThreadExpirySql, getThreadExpirySql, setThreadExpirySql } from "./thread-expiry-sql.js";
-import { openOrm, type StoreOrm } from "./open-orm.js";
+import type { StoreOrm } from "./open-orm.js";
+import { SharedDatabase } from "./shared-database.js";
 import { rowToRun, rowToThread, threadToRow } from "./records.js";
 import { immediateTransaction, prepared, type SqliteDatabase } from "./sqlite-database.js";
 import { KeyedQueue } from "./keyed-queue.js";
@@ -75,14 +75,17 @@ const STORE_METHODS = [
 const THREAD_SORT_FIELDS = { thread_id: "threadId", status: "status", created_at: "createdAt", updated_at: "updatedAt" } as const;
 
 export class SqlRunStore implements RunStore {
-  private migrated: Promise<void> | undefined;
   private readonly admissionQueue = new KeyedQueue();
+  private readonly orm: StoreOrm;
+  private readonly dialect: Dialect;
+  private readonly sqlite: SqliteDatabase | undefined;
+  private released: Promise<void> | undefined;
 
-  private constructor(
-    private readonly orm: StoreOrm,
-    private readonly dialect: Dialect,
-    private readonly sqlite: SqliteDatabase | undefined,
-  ) {
+  private constructor(private readonly db: SharedDatabase) {
+    db.acquire();
+    this.orm = db.orm;
+    this.dialect = db.dialect;
+    const sqlite = (this.sqlite = db.sqlite);
     // SQLite: a call that still found another connection's write lock after busy_timeout is retried (sqlite-busy.ts).
     if (sqlite) retryMethodsWhileBusy(this as SqlRunStore, STORE_METHODS);
     // PostgreSQL: a call whose connection failed is KEEL_ERR_STORE_UNAVAILABLE (store-unavailable.ts).
@@ -91,8 +94,17 @@ export class SqlRunStore implements RunStore {
 
   /** Connects; the schema is created or migrated by `init()`. */
   static async open(target: StoreTarget): Promise<SqlRunStore> {
-    const { orm, sqlite } = await openOrm(target);
-    return new SqlRunStore(orm, target.dialect, sqlite);
+    return new SqlRunStore(await SharedDatabase.open(target));
+  }
+
+  /** On a connection shared with companion stores (shared-database.ts); `init()` migrates it once for all. */
+  static on(db: SharedDatabase): SqlRunStore {
+    return new SqlRunStore(db);
+  }
+
+  /** The connection this store holds: companion stores (crons, items, assistants) open on it instead of their own pool. */
+  database(): SharedDatabase {
+    return this.db;
   }
 
   /**
@@ -106,12 +118,13 @@ export class SqlRunStore implements RunStore {
 
   /** Idempotent: the schema is migrated once per instance. */
   init(): Promise<void> {
-    this.migrated ??= migrateSchema(this.orm, this.dialect);
-    return this.migrated;
+    return this.db.migrate();
   }
 
-  async close(): Promise<void> {
-    await this.orm.close(true);
+  /** Releases the connection (closed once its last holder released it). Idempotent. */
+  close(): Promise<void> {
+    this.released ??= this.db.release();
+    return this.released;
   }
 
   setThreadExpiry(expiry: ThreadExpiry): Promise<void> {

@@ -15,6 +15,7 @@ import { loadAuthModule } from "../../tools/serve/auth-module.js";
 import { openRunServices } from "../../tools/serve/run-services.js";
 import type { Plugin } from "../../kernel/plugin/types.js";
 import { FIXTURES, runServeToExit, startServe, tempDir, type ServeProcess } from "./serve-process.js";
+import { TAP_BRIDGE } from "../fixtures/third-party-bridge/index.js";
 
 describe("keel serve --auth --cors --thread-ttl", () => {
   let dir: string;
@@ -167,4 +168,44 @@ describe("an `auth` port from a --plugin service", () => {
     expect(none.auth).toBeUndefined();
     await none.close();
   });
+});
+
+describe("keel serve --host 0.0.0.0 with a --plugin providing the `auth` port", () => {
+  let dir: string;
+  let server: ServeProcess;
+
+  beforeAll(async () => {
+    dir = tempDir("keel-e2e-auth-port-");
+    server = await startServe(["--host", "0.0.0.0", "--port", "0", "--db", `sqlite:${join(dir, "keel.db")}`, "--plugin", join(FIXTURES, "auth-port-plugin.mjs")], { cwd: dir, env: { KEEL_API_KEYS: "" } });
+  }, 40_000);
+
+  afterAll(async () => {
+    const exit = await server?.stop("SIGTERM");
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    expect(exit?.code).toBe(0);
+  });
+
+  it("binds the non-loopback host; the plugin's handler names the users (401 without a token, another user's thread a 404)", async () => {
+    expect(server.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
+    const apiUrl = server.url.replace("0.0.0.0", "127.0.0.1");
+    const ivy = new Client({ apiUrl, defaultHeaders: { authorization: "Bearer tok-ivy" }, callerOptions: { maxRetries: 0 } });
+    const thread = await ivy.threads.create();
+    const values = (await ivy.runs.wait(thread.thread_id, "lead", { input: { messages: [{ role: "user", content: "hi" }] } })) as Record<string, unknown>;
+    expect((values.outcome as { status: string }).status).toBe("succeeded");
+    const anonymous = await fetch(`${apiUrl}/threads`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(anonymous.status).toBe(401);
+    await expect(new Client({ apiUrl, defaultHeaders: { authorization: "Bearer tok-max" }, callerOptions: { maxRetries: 0 } }).threads.get(thread.thread_id)).rejects.toMatchObject({ status: 404 });
+  }, 30_000);
+
+  it("a --plugin without the `auth` port does not unlock it: exit 2 before listening", async () => {
+    const other = tempDir("keel-e2e-auth-port-none-");
+    try {
+      const result = await runServeToExit(["--host", "0.0.0.0", "--port", "0", "--db", "sqlite::memory:", "--plugin", TAP_BRIDGE], { cwd: other, env: { KEEL_API_KEYS: "" } });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/KEEL_ERR_SERVE_CONFIG: refusing to bind `0\.0\.0\.0` without API keys/);
+      expect(result.stdout).not.toMatch(/http:\/\//);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

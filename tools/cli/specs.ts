@@ -160,7 +160,7 @@ export const SERVE_SPEC = {
   summary: "Start the HTTP gateway (LangGraph Agent Server API) and serve runs until SIGTERM/SIGINT.",
   flags: {
     port: { value: "N", default: "8787", description: "port to listen on (0 picks a free one)" },
-    host: { value: "HOST", default: "127.0.0.1", description: "interface to bind (a non-loopback host needs KEEL_API_KEYS)" },
+    host: { value: "HOST", default: "127.0.0.1", description: "interface to bind (a non-loopback host needs KEEL_API_KEYS, --auth, or a --plugin providing the `auth` port)" },
     db: { value: "URL", default: "sqlite:./.keel/keel.db", description: "run store: sqlite:PATH or postgres://…" },
     workspaces: { value: "DIR", default: "beside the --db file: PATH.workspaces (.keel/workspaces-DB-HASH for PostgreSQL; a temporary .keel/ directory for sqlite::memory:)", description: "where thread workspaces live" },
     redis: { value: "URL", default: "in memory", description: "stream bridge on Redis" },

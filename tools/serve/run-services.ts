@@ -14,6 +14,8 @@ import { toAuthHandler, type AuthHandler } from "../../plugins/gateway/auth-hand
 import { loadIoredis } from "../../plugins/stream-redis/redis-bridge.js";
 import type { CronStore } from "../../kernel/runs/cron-types.js";
 import { SqlCronStore } from "../../plugins/store-sql/cron-sql.js";
+import { SqlAssistantStore } from "../../plugins/store-sql/sql-assistant-store.js";
+import { storeSqlDatabase } from "../../plugins/store-sql/index.js";
 
 /** The ports a server runs on, resolved through compose from its service plugins. */
 export const SERVICE_PORTS = { store: "store", checkpointer: "checkpointer", bridge: "stream-bridge", http: "http", items: ITEM_STORE_PORT, auth: "auth" } as const;
@@ -24,8 +26,10 @@ export interface RunServices {
   checkpointer: BaseCheckpointSaver;
   bridge: StreamBridge;
   http: HttpPort;
-  /** The crons, in the store's database (`keel_crons`). */
+  /** The crons, in the store's database (`keel_crons`), on the run store's connection pool. */
   crons: CronStore;
+  /** User assistants, in the store's database (on PostgreSQL, the run store's pool; on SQLite, a connection of their own). */
+  assistants: SqlAssistantStore;
   /** Long-term items (`/store/*`, plugins' `item-store` port): store-sql's, in memory when no plugin provides one. */
   items: ItemStore;
   /** A `--plugin` service's `auth` port (a custom auth handler), when one provides it. */
@@ -65,8 +69,12 @@ export async function openRunServices(options: RunServicesOptions): Promise<RunS
   try {
     const store = open<RunStore>(SERVICE_PORTS.store);
     await store.init();
-    const crons = await SqlCronStore.open(options.db);
+    // The companion stores open on store-sql's one connection pool (its schema diff already ran).
+    const database = await storeSqlDatabase(portProvider(composition, SERVICE_PORTS.store)!.config);
+    const crons = await SqlCronStore.open(database);
     opened.push(crons);
+    const assistants = await SqlAssistantStore.open(database);
+    opened.push(assistants);
     const checkpointer = open<BaseCheckpointSaver>(SERVICE_PORTS.checkpointer);
     // One read makes a checkpointer that connects lazily (PostgreSQL) fail now.
     await checkpointer.getTuple({ configurable: { thread_id: "keel:start-probe", checkpoint_ns: "" } });
@@ -77,7 +85,7 @@ export async function openRunServices(options: RunServicesOptions): Promise<RunS
     const http = open<HttpPort>(SERVICE_PORTS.http);
     const auth = portProvider(composition, SERVICE_PORTS.auth) ? toAuthHandler(open<unknown>(SERVICE_PORTS.auth), "the `auth` port of a --plugin service") : undefined;
     let closing: Promise<void> | undefined;
-    return { store, crons, checkpointer, bridge, http, items, ...(auth ? { auth } : {}), composition, close: () => (closing ??= closeAll(opened)) };
+    return { store, crons, assistants, checkpointer, bridge, http, items, ...(auth ? { auth } : {}), composition, close: () => (closing ??= closeAll(opened)) };
   } catch (error) {
     await closeAll(opened);
     throw error;

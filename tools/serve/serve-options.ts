@@ -103,13 +103,9 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, c
   const apiKeys = ApiKeys.parse(env.KEEL_API_KEYS);
   const auth = flags.auth === undefined ? undefined : authModule(flags.auth, cwd);
   if (auth && apiKeys.size > 0) throw new KeelError("KEEL_ERR_SERVE_CONFIG", "--auth replaces KEEL_API_KEYS: unset KEEL_API_KEYS, or drop --auth");
-  // A custom auth handler protects a non-loopback host as API keys do.
-  if (apiKeys.size === 0 && !auth && !isLoopbackHost(host)) {
-    throw new KeelError(
-      "KEEL_ERR_SERVE_CONFIG",
-      `refusing to bind \`${host}\` without API keys: set KEEL_API_KEYS=key:user[,key2:user2] to serve a non-loopback host, or use --host 127.0.0.1`,
-    );
-  }
+  // A custom auth handler protects a non-loopback host as API keys do. A `--plugin` may
+  // provide the `auth` port: known only once its module is loaded, so start-server checks then.
+  if ((flags.plugin ?? []).length === 0) assertHostProtected(host, apiKeys.size > 0 || auth !== undefined);
   const bash = flags.bash ?? (model.kind === "demo" || model.kind === "scripted" ? "on" : "off");
   if (bash !== "on" && bash !== "off") throw new KeelError("KEEL_ERR_CLI_USAGE", `--bash must be \`on\` or \`off\`, got \`${bash}\``);
   const stacks = [...new Set((flags.stack ?? ["lead"]).flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) => s !== ""))];
@@ -142,6 +138,19 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, c
   if (otlpEndpoint !== undefined) options.otlpEndpoint = otlpEndpoint;
   if (flags["summarizer-model"] !== undefined) options.summarizerModel = summarizerSpec(flags["summarizer-model"], cwd);
   return options;
+}
+
+/**
+ * A non-loopback `--host` needs authentication — API keys, `--auth FILE`, or a `--plugin`
+ * service providing the `auth` port — else `KEEL_ERR_SERVE_CONFIG` (exit 2): an open port
+ * with no authentication would hand the `bash` tool to the network.
+ */
+export function assertHostProtected(host: string, authenticated: boolean): void {
+  if (authenticated || isLoopbackHost(host)) return;
+  throw new KeelError(
+    "KEEL_ERR_SERVE_CONFIG",
+    `refusing to bind \`${host}\` without API keys: set KEEL_API_KEYS=key:user[,key2:user2] (or give --auth FILE, or a --plugin providing the \`auth\` port) to serve a non-loopback host, or use --host 127.0.0.1`,
+  );
 }
 
 /** `--auth FILE[:EXPORT]`: the module path (against the cwd) and its export (`default` when none is named). */

@@ -7,7 +7,7 @@ import { openRunServices } from "./run-services.js";
 import { loadRunModels } from "./run-models.js";
 import { createServeExecutor } from "./serve-executor.js";
 import { loadSummaryModels } from "./summary-models.js";
-import type { ServeOptions } from "./serve-options.js";
+import { assertHostProtected, type ServeOptions } from "./serve-options.js";
 import { prepareWorkspacesDir } from "./storage-paths.js";
 import { combineObservers } from "../../kernel/observe/observed.js";
 import type { RunObserver } from "../../kernel/observe/run-observer.js";
@@ -15,7 +15,6 @@ import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
 import { createKeelMetrics } from "../../plugins/metrics/index.js";
 import { watchdogDeadlineForLease } from "../../plugins/workspace/index.js";
 import { startHostTracing } from "../../plugins/tracing/host-tracing.js";
-import { SqlAssistantStore } from "../../plugins/store-sql/sql-assistant-store.js";
 import { ThreadRetention } from "../../kernel/runs/thread-retention.js";
 import { KeelError } from "../../kernel/errors.js";
 import { loadAuthModule } from "./auth-module.js";
@@ -71,13 +70,14 @@ export async function startServer(options: ServeOptions, context: StartContext):
     throw error;
   }
   let runs: RunManager | undefined;
-  let assistants: SqlAssistantStore | undefined;
   let retention: ThreadRetention | undefined;
   try {
     if (authFromFlag && services.auth) throw new KeelError("KEEL_ERR_SERVE_CONFIG", "both --auth and a --plugin's `auth` port give an auth handler: keep one");
     const auth = authFromFlag ?? services.auth;
-    // User assistants live in the `--db` database too (their own connection to it).
-    assistants = await SqlAssistantStore.open(options.db);
+    // With `--plugin`s, the non-loopback host check waits for their ports (serve-options.ts).
+    assertHostProtected(options.host, options.apiKeys.size > 0 || auth !== undefined);
+    // User assistants live in the `--db` database too (run-services.ts: on the run store's pool on PostgreSQL).
+    const assistants = services.assistants;
     const allowedModels = serverModelAllowlist(options.model, options.summarizerModel);
     const executor = await createServeExecutor({
       stacks: options.stacks,
@@ -111,7 +111,6 @@ export async function startServer(options: ServeOptions, context: StartContext):
     const manager = runs;
     // Crons fire on every worker; each tick is claimed by exactly one (kernel/runs/README.md, "Crons").
     const cronScheduler = new CronScheduler({ crons: services.crons, runs, store: services.store, log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`) });
-    const assistantStore = assistants;
     // Thread TTL: every worker sweeps; purges go through the run manager's deleteThread.
     retention = new ThreadRetention(
       { store: services.store, deleteThread: (threadId, o) => manager.deleteThread(threadId, o), log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`) },
@@ -122,7 +121,7 @@ export async function startServer(options: ServeOptions, context: StartContext):
     const bridge = services.bridge;
     metrics.watch({ runCounts: () => manager.runCounts(), ...(bridge instanceof MemoryStreamBridge ? { bridgeStats: () => bridge.stats() } : {}) });
     const app = await services.http.create({
-      deps: { runs, store: services.store, bridge: services.bridge, crons: services.crons, threadState: executor.threadState, assistants, catalog: executor.catalog, items: services.items, retention },
+      deps: { runs, store: services.store, bridge: services.bridge, crons: services.crons, cronFires: cronScheduler, threadState: executor.threadState, assistants, catalog: executor.catalog, items: services.items, retention },
       apiKeys: options.apiKeys,
       ...(auth ? { auth } : {}),
       ...(options.corsOrigins.length > 0 ? { cors: { origins: options.corsOrigins } } : {}),
@@ -149,7 +148,6 @@ export async function startServer(options: ServeOptions, context: StartContext):
           sweeper.stop();
           await manager.shutdown();
           await app.close();
-          await assistantStore.close();
           await services.close();
           removeTemporary();
           await tracing.shutdown();
@@ -158,7 +156,6 @@ export async function startServer(options: ServeOptions, context: StartContext):
   } catch (error) {
     retention?.stop();
     await runs?.shutdown();
-    await assistants?.close();
     await services.close();
     removeTemporary();
     await tracing.shutdown();

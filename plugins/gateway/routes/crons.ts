@@ -11,6 +11,7 @@ import type { RunCreateBody } from "../schemas.js";
 import { ThreadParams } from "../schemas.js";
 import { CRON_UNSUPPORTED_FIELDS, CronCountBody, CronCreateBody, CronParams, CronSearchBody, CronUpdateBody, type CRON_SORT_BY } from "../schemas-crons.js";
 import { ownedThread, type GatewayApp, type GatewayContext } from "../context.js";
+import { sendCronWebhooks } from "../cron-webhooks.js";
 
 /** A thread cron's runs queue behind the thread's other runs unless the cron says otherwise. */
 const THREAD_CRON_STRATEGY: MultitaskStrategy = "enqueue";
@@ -31,6 +32,11 @@ const SORT_FIELDS: Record<(typeof CRON_SORT_BY)[number], CronSortField> = {
  * fires it (kernel/runs/cron-scheduler.ts). Registered only when the host gives a cron store.
  */
 export function registerCronRoutes(app: GatewayApp, ctx: GatewayContext, crons: CronStore): void {
+  // This worker's fires of crons with a `webhook` are POSTed there once their run ended (cron-webhooks.ts).
+  if (ctx.deps.cronFires) {
+    const stop = sendCronWebhooks(ctx, ctx.deps.cronFires, app.log);
+    app.addHook("onClose", async () => stop());
+  }
   /** The caller's cron, if the auth handler allows `crons:<action>` on it (its filter on the cron's metadata); else a 404. */
   const owned = async (request: FastifyRequest, cronId: string, action: "update" | "delete"): Promise<CronRecord> => {
     const what = `cron \`${cronId}\``;
@@ -43,6 +49,7 @@ export function registerCronRoutes(app: GatewayApp, ctx: GatewayContext, crons: 
   const create = async (request: FastifyRequest, body: CronCreateBody, threadId: string | null): Promise<CronRecord> => {
     const user = request.user;
     refuseUnsupported(body);
+    ctx.webhooks?.check(body.webhook);
     // The auth handler sees LangGraph's `crons:create` and may add metadata (stored on the cron).
     const { value } = await ctx.authorize(request, "crons", "create", { thread_id: threadId, assistant_id: body.assistant_id, schedule: body.schedule, metadata: { ...(body.metadata ?? {}) } });
     const metadata = value.metadata as Record<string, unknown>;
@@ -99,6 +106,7 @@ export function registerCronRoutes(app: GatewayApp, ctx: GatewayContext, crons: 
     const cron = await owned(request, request.params.cron_id, "update");
     const body = request.body ?? {};
     refuseUnsupported(body);
+    ctx.webhooks?.check(body.webhook);
     if (cron.threadId !== null && body.on_run_completed != null) {
       throw new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", "invalid body at `/on_run_completed`: this cron runs on its thread; only a cron without a thread keeps or deletes threads", "/on_run_completed");
     }
@@ -114,9 +122,11 @@ export function registerCronRoutes(app: GatewayApp, ctx: GatewayContext, crons: 
     }
     const runFields = payloadOf(body);
     delete runFields.assistant_id;
-    if (Object.keys(runFields).length > 0) {
+    if (Object.keys(runFields).length > 0 || body.webhook === null) {
       const metadata = body.metadata ? { ...cron.metadata, ...body.metadata } : cron.metadata;
-      const payload = { ...cron.payload, ...runFields, metadata };
+      const payload: Record<string, unknown> = { ...cron.payload, ...runFields, metadata };
+      // `webhook: null` stops the webhook.
+      if (body.webhook === null) delete payload.webhook;
       patch.payload = payload;
       patch.metadata = metadata;
       patch.request = toRunRequest((await applyAssistant(ctx, request.user, { ...payload, assistant_id: cron.assistantId } as never)) as unknown as RunCreateBody);
@@ -198,7 +208,7 @@ function selectFields(wire: CronWire, select: readonly string[] | null, now: str
 /** The run-creation fields of a body, as sent (the cron's `payload`). */
 function payloadOf(body: Record<string, unknown>): Record<string, unknown> {
   const payload: Record<string, unknown> = {};
-  for (const field of ["assistant_id", "input", "config", "context", "metadata", "stream_mode", "stream_resumable", "multitask_strategy", "interrupt_before", "interrupt_after"] as const) {
+  for (const field of ["assistant_id", "input", "config", "context", "metadata", "stream_mode", "stream_resumable", "multitask_strategy", "interrupt_before", "interrupt_after", "webhook"] as const) {
     if (body[field] !== undefined && body[field] !== null) payload[field] = body[field];
   }
   return payload;
