@@ -56,6 +56,18 @@ export interface RunSink {
   event?(event: StreamEventRecord): void;
   journal?(entry: JournalRecord): void;
   modelRequest?(record: ModelRequestRecord): void;
+  /** What a step just did (local only: never streamed, never journaled); the run-status feed reads it. */
+  progress?(step: StepProgress): void;
+}
+
+/** One finished step of an agent: the node, where it routes next, and the tools it calls next. */
+export interface StepProgress {
+  node: "agent" | "tools";
+  agent: string;
+  turn: number;
+  route: string;
+  /** The tools the next step runs (the model's tool calls), when `route` is `tools`. */
+  tools: string[];
 }
 
 /**
@@ -106,5 +118,9 @@ export class RunScope {
 
   recordModelRequest(record: ModelRequestRecord): void {
     this.sink.modelRequest?.(record);
+  }
+
+  progress(step: StepProgress): void {
+    this.sink.progress?.(step);
   }
 }

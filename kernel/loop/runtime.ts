@@ -195,8 +195,10 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     }
     // A static interrupt stops the graph after this step: the run ends here, so its afterAgent chain runs now.
     if (!loop.error && pausesAfterStep(deps, name, loop)) await runAfterAgentAtPause(deps, loop, local);
+    const changes = local.changes();
+    deps.scope.progress({ node: name, agent: deps.agent, turn: loop.turn, route: loop.route, tools: loop.route === "tools" ? toolCallNames(changes.messages) : [] });
     // The node routes itself (a Command): a conditional edge would read, and so re-reduce, the whole state after every step.
-    return new Command({ update: { ...local.changes(), [LOOP_KEY]: loop }, goto: loop.route === "end" ? END : loop.route });
+    return new Command({ update: { ...changes, [LOOP_KEY]: loop }, goto: loop.route === "end" ? END : loop.route });
   };
   const graph = new StateGraph(State)
     .addNode("agent", node("agent", agentStep) as never, { ends: ["agent", "tools", END] } as never)
@@ -357,3 +359,9 @@ function collectTools(composition: Composition, extra: readonly ToolLike[]): Bou
   return out;
 }
 
+/** The tool calls' names of the last AI message a step appended (its `messages` change). */
+function toolCallNames(messages: unknown): string[] {
+  if (!Array.isArray(messages) || messages.length === 0) return [];
+  const calls = (messages[messages.length - 1] as { tool_calls?: Array<{ name?: unknown }> }).tool_calls ?? [];
+  return calls.map((call) => call.name).filter((name): name is string => typeof name === "string");
+}

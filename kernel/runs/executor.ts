@@ -3,6 +3,7 @@
  * owns admission, leases, streams and finalization; the executor only turns one run
  * record into an outcome. `createRuntimeExecutor` adapts a kernel AgentRuntime.
  */
+import type { StepProgress } from "../loop/run-scope.js";
 import type { StatusV2Payload } from "../loop/status.js";
 import type { RunFence } from "../ports/fence.js";
 import type { JournalEntry, RunRecord } from "./types.js";
@@ -19,6 +20,8 @@ export interface ExecutionIO {
   emit(event: string, data: unknown): void;
   /** Record a journal entry; the manager numbers entries in arrival order and flushes them in batches. */
   journal(entry: JournalEntry): void;
+  /** What a step of the run just did (local to this worker: the run-status feed's activity); optional. */
+  progress?(step: StepProgress): void;
   /**
    * The run's lease fence: its epoch, and `assertHeld()` to call before any write the
    * executor makes outside the manager (checkpoints, files). Lost → the signal aborts too.

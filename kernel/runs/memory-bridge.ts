@@ -22,6 +22,7 @@ import { compareEventIds, EventIdSequence, readLastEventId, ZERO_EVENT_ID } from
 import { type RetainedRange } from "./stream-gap.js";
 import { followLog, type LogSource } from "./follow-log.js";
 import { ControlHandlers } from "./control-handlers.js";
+import { FEED_LOG_ID } from "./feed-log-id.js";
 import { assertPublishable, readMemoryBudget, readRetentionOptions, type RetentionTimers } from "./bridge-options.js";
 import type { ControlMessage, PublishOptions, StreamBridge, StreamEvent, SubscribeOptions } from "./types.js";
 
@@ -52,11 +53,11 @@ export interface MemoryStreamBridgeOptions {
 
 /** What the bridge holds in memory (the metrics gauges read it at scrape time). */
 export interface MemoryBridgeStats {
-  /** Runs whose log is kept (live, or ended and within `retentionAfterEndMs`). */
+  /** Runs whose log is kept (live, or ended and within `retentionAfterEndMs`); the run-status feed's log is not a run. */
   runs: number;
-  /** Events kept over all those runs. */
+  /** Events kept over all those runs (not the feed's). */
   events: number;
-  /** Approximate bytes of those events: their id, name and data as JSON (UTF-8). */
+  /** Approximate bytes of every event held, the feed's included: their id, name and data as JSON (UTF-8). */
   bytes: number;
 }
 
@@ -208,8 +209,13 @@ export class MemoryStreamBridge implements StreamBridge {
   /** Runs, events and approximate bytes held now (each event was measured once, at publish). */
   stats(): MemoryBridgeStats {
     let events = 0;
-    for (const log of this.logs.values()) events += log.events.length;
-    return { runs: this.logs.size, events, bytes: this.heldBytes };
+    let runs = 0;
+    for (const [id, log] of this.logs) {
+      if (id === FEED_LOG_ID) continue;
+      runs += 1;
+      events += log.events.length;
+    }
+    return { runs, events, bytes: this.heldBytes };
   }
 
   /** Ends every subscription, cancels the drop timers and forgets every log. */

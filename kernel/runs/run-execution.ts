@@ -182,6 +182,7 @@ export class RunExecution {
         this.output.journal(entry);
         this.ctx.feed.journal(this.runId, entry);
       },
+      progress: (step) => this.ctx.feed.progress(this.runId, step),
       fence: this.heartbeat.fence,
     };
   }

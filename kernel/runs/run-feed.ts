@@ -8,12 +8,13 @@
  */
 import { isRecord } from "../../contracts/plain-object.js";
 import type { StatusV2Payload } from "../loop/status.js";
-import type { Clock } from "../loop/run-scope.js";
+import type { Clock, StepProgress } from "../loop/run-scope.js";
 import type { BackgroundLog } from "./run-output.js";
 import type { JournalEntry, RunRecord, RunRecordStatus, RunStore, StreamBridge, StreamEvent } from "./types.js";
 
 /** The bridge log every worker publishes run summaries on (not a run: no store record has this id). */
-export const FEED_LOG_ID = "keel:run-feed";
+export { FEED_LOG_ID } from "./feed-log-id.js";
+import { FEED_LOG_ID } from "./feed-log-id.js";
 /** The event name of a summary on the feed log (and on `GET /keel/feed`). */
 export const FEED_RUN_EVENT = "run";
 
@@ -156,7 +157,7 @@ export class RunActivityTracker {
       if (typeof update.turn === "number" && update.turn > this.turns) this.turns = update.turn;
       const route = typeof update.route === "string" ? update.route : undefined;
       if (node === "agent") {
-        const tools = toolCallNames(update.messages);
+        const tools = Array.isArray(update.tools) ? update.tools.filter((t): t is string => typeof t === "string") : toolCallNames(update.messages);
         if (route === "tools" || (route === undefined && tools.length > 0)) {
           this.pendingTools = tools;
           this.activity = tools[0] === undefined ? { kind: "tool" } : { kind: "tool", tool: tools[0] };
@@ -237,6 +238,12 @@ export class RunFeedPublisher {
   journal(runId: string, entry: JournalEntry): void {
     const tracker = this.trackers.get(runId);
     if (tracker?.journal(entry)) this.publish(tracker.summary());
+  }
+
+  /** A step of a tracked run finished (the executor's local signal, whatever stream modes the run computes). */
+  progress(runId: string, step: StepProgress): void {
+    const tracker = this.trackers.get(runId);
+    if (tracker?.event("updates", { [step.node]: { agent: step.agent, turn: step.turn, route: step.route, tools: step.tools } })) this.publish(tracker.summary());
   }
 
   /** The manager's bridge with the feed's taps on `publish` (a tracked run's events) and `end`. */

@@ -79,6 +79,7 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeE
           io.journal(entry);
         },
         modelRequest: (record) => modelRequests.push(record),
+        progress: (step) => io.progress?.(step),
       }, streamRequestOf(run.request));
       if (run.request.checkpointId !== undefined) {
         if (!options.checkpointer) throw new KeelError("KEEL_ERR_RUN_FORK_FAILED", "this executor has no checkpointer: a run cannot start from an earlier checkpoint");

