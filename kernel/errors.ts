@@ -142,8 +142,8 @@ export const ERRORS = {
     solve: "Wait for the active run (`join`), cancel it, or use the strategy `interrupt`, `rollback` or `enqueue`.",
   },
   KEEL_ERR_RUN_FORK_FAILED: {
-    description: "A run asked to start from an earlier checkpoint of its thread (`checkpoint_id`) that is missing, or that cannot be copied faithfully (pending writes of a step in progress, an older format); the run fails before the agent starts.",
-    solve: "Pick a checkpoint of the thread's history where a run ended (its `checkpoint_id`), in the root namespace.",
+    description: "A run asked to start from an earlier checkpoint of its thread (`checkpoint_id`) that is missing, or that cannot be copied faithfully (pending writes of a step that has not finished — still running, or stopped mid-step — or an older format); the run fails before the agent starts.",
+    solve: "Pick a checkpoint of the thread's history whose step finished (any one with a later checkpoint after it, or one without pending writes), in the root namespace.",
   },
   KEEL_ERR_RUN_ROLLBACK_UNAVAILABLE: {
     description: "A rollback was requested for a run whose pre-run checkpoint or workspace snapshot could not be captured, so it cannot be undone completely; nothing was changed (HTTP 409).",

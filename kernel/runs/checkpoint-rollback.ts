@@ -62,7 +62,11 @@ export async function writeAsHead(checkpointer: BaseCheckpointSaver, threadId: s
 
 /** Whether the checkpoint can be copied as the thread's head without losing anything. */
 export function copiesFaithfully(saved: CheckpointTuple): boolean {
-  if ((saved.pendingWrites?.length ?? 0) > 0) return false;
+  return (saved.pendingWrites?.length ?? 0) === 0 && hasCopyableFormat(saved);
+}
+
+/** Whether the checkpoint's values are all in it: format 4 or later, no delta channels rebuilt from ancestors. */
+export function hasCopyableFormat(saved: CheckpointTuple): boolean {
   if (saved.checkpoint.v < 4) return false;
   const metadata = (saved.metadata ?? {}) as Record<string, unknown>;
   return !DELTA_METADATA_KEYS.some((key) => metadata[key] !== undefined);

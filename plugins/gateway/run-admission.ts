@@ -131,13 +131,14 @@ async function threadForRun(ctx: GatewayContext, threadId: string, user: string,
 
 /**
  * A fork point the executor can run from: a checkpoint of the thread's that is missing is a
- * 404 (`pointer` the field); one with pending writes, or an executor that cannot fork, a 400
+ * 404 (`pointer` the field); one with pending writes of a step that has not finished (no later
+ * checkpoint is its child: still running, or stopped mid-step), or an executor that cannot fork, a 400
  * `KEEL_ERR_HTTP_UNSUPPORTED_FIELD`.
  */
 async function forkPoint(ctx: GatewayContext, threadId: string, fork: { id: string; pointer: string }): Promise<string> {
   const status = await ctx.deps.runs.checkpointForkStatus(threadId, fork.id);
   if (status === "missing") throw new HttpError(404, "KEEL_ERR_HTTP_NOT_FOUND", `checkpoint \`${fork.id}\` of thread \`${threadId}\` not found`, fork.pointer);
-  if (status === "unforkable") unsupported(fork.pointer, "this checkpoint has pending writes of a step in progress (or an older format); pick a checkpoint where a run ended");
+  if (status === "unforkable") unsupported(fork.pointer, "this checkpoint has pending writes of a step that has not finished (still running, or stopped mid-step) or an older format; pick a checkpoint whose step finished, e.g. the one before it");
   if (status === "unsupported") unsupported(fork.pointer, "this server's executor cannot run from an earlier checkpoint");
   return fork.id;
 }

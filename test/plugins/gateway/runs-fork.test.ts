@@ -49,7 +49,7 @@ describe(`runs from an earlier checkpoint (a fork) through the SDK: ${name}`, ()
     const store = backend.store;
     const bridge = new MemoryStreamBridge();
     // One answer per run, in turn: "one", "two", "three", …
-    const model = new ScriptedChatModel({ script: { turns: ["one", "two", "three", "four", "five", "six", "seven", "eight"].map((content) => ({ content })) } });
+    const model = new ScriptedChatModel({ script: { turns: ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen"].map((content) => ({ content })) } });
     const composition = compose({ name: "lead", plugins: [echo] });
     const runtime = createAgentRuntime(composition, { model, checkpointer });
     manager = new RunManager({ store, bridge, executor: createRuntimeExecutor({ runtime, checkpointer }), log: () => undefined });
@@ -123,6 +123,42 @@ describe(`runs from an earlier checkpoint (a fork) through the SDK: ${name}`, ()
     expect(await sdkError(alice.runs.create(thread.thread_id, "lead", { input: say("x"), checkpoint: { checkpoint_id: foreign, thread_id: other.thread_id } as never }))).toMatchObject({ status: 400, body: { error: "KEEL_ERR_HTTP_INVALID_BODY", pointer: "/checkpoint/thread_id" } });
     expect(await sdkError(alice.runs.create(thread.thread_id, "lead", { input: say("x"), checkpointId: "a", checkpoint: { checkpoint_id: "b" } as never }))).toMatchObject({ status: 400, body: { pointer: "/checkpoint/checkpoint_id" } });
     expect(await alice.runs.list(thread.thread_id)).toHaveLength(1);
+  });
+
+  it("every checkpoint of a finished run forks, the one before its model call too (it holds that step's writes): the step runs again from its values", async () => {
+    const thread = await alice.threads.create();
+    const finished = texts(await alice.runs.wait(thread.thread_id, "lead", { input: say("middle") }));
+    expect(finished).toHaveLength(2);
+    // Oldest first: the input (step -1), before the lead's model call (step 0), after it (step 1).
+    const history = [...(await alice.threads.getHistory(thread.thread_id, { limit: 10 }))].reverse();
+    expect(history.map((s) => s.metadata?.step)).toEqual([-1, 0, 1]);
+    const beforeModel = history[1]!.checkpoint.checkpoint_id!;
+    // LangGraph files the model step's writes under the checkpoint it started from.
+    const saved = await checkpointer.getTuple({ configurable: { thread_id: thread.thread_id, checkpoint_ns: "", checkpoint_id: beforeModel } });
+    expect(saved!.pendingWrites!.length).toBeGreaterThan(0);
+
+    const forked = texts(await alice.runs.wait(thread.thread_id, "lead", { input: say("again"), checkpointId: beforeModel }));
+    // The old step's writes (the answer `finished[1]`) are not applied: the model is asked again, after the new input.
+    expect(forked.slice(0, 2)).toEqual(["middle", "again"]);
+    expect(forked).toHaveLength(3);
+    expect(forked[2]).not.toBe(finished[1]);
+    expect(texts((await alice.threads.getState(thread.thread_id)).values)).toEqual(forked);
+  });
+
+  it("a checkpoint whose step has not finished (pending writes, no later checkpoint is its child) is refused with a 400; the one before it forks", async () => {
+    const thread = await alice.threads.create();
+    await alice.runs.wait(thread.thread_id, "lead", { input: say("steady") });
+    const headTuple = (await checkpointer.getTuple({ configurable: { thread_id: thread.thread_id, checkpoint_ns: "" } }))!;
+    // What a step in flight leaves: a finished task's writes under the head, before the next checkpoint.
+    await checkpointer.putWrites(headTuple.config, [["messages", [{ type: "ai", content: "half-done", id: "half-1" }]]], "task-in-flight");
+    expect(await sdkError(alice.runs.create(thread.thread_id, "lead", { input: say("x"), checkpointId: headTuple.checkpoint.id }))).toMatchObject({
+      status: 400,
+      body: { error: "KEEL_ERR_HTTP_UNSUPPORTED_FIELD", pointer: "/checkpoint_id", message: expect.stringContaining("step that has not finished") },
+    });
+    const parent = headTuple.parentConfig!.configurable!.checkpoint_id as string;
+    const again = texts(await alice.runs.wait(thread.thread_id, "lead", { input: say("from the parent"), checkpointId: parent }));
+    expect(again.slice(0, 2)).toEqual(["steady", "from the parent"]);
+    expect(again.join(" ")).not.toContain("half-done");
   });
 });
 }
