@@ -18,9 +18,11 @@ export function leafVerdict(leaf: AcceptanceLeaf): Verdict {
 function Checklist(props: { delegation: Delegation }) {
   const verdict = props.delegation.acceptanceVerdict;
   if (!verdict) return <p class="muted">no acceptance criteria</p>;
+  // `unchecked` names the criteria of the unchecked leaves (acceptance-verdict@1): a row only for one no leaf has.
+  const leafCriteria = new Set(verdict.leaves.map((leaf) => leaf.criterion));
   const rows: Array<{ criterion: string; verdict: Verdict; detail?: string }> = [
     ...verdict.leaves.map((leaf) => ({ criterion: leaf.criterion, verdict: leafVerdict(leaf), ...(leaf.detail ? { detail: leaf.detail } : {}) })),
-    ...(verdict.unchecked ?? []).map((criterion) => ({ criterion, verdict: "UNVERIFIED" as const })),
+    ...(verdict.unchecked ?? []).filter((criterion) => !leafCriteria.has(criterion)).map((criterion) => ({ criterion, verdict: "UNVERIFIED" as const })),
   ];
   return (
     <table class="checklist" data-testid="acceptance-checklist">
