@@ -5,6 +5,12 @@ import { browserSkipReason, launchBrowser, screenshot, startInspectorServer, typ
 
 const skip = browserSkipReason();
 
+interface Message {
+  type: string;
+  content: unknown;
+  id?: string;
+}
+
 /** A finished demo run (delegation, acceptance checklist, files) as the inspector shows it. */
 describe.skipIf(skip !== undefined)("the run inspector: a finished run", () => {
   let server: InspectorServer;
@@ -96,11 +102,11 @@ describe.skipIf(skip !== undefined)("the run inspector: a finished run", () => {
     expect(await page.locator('[data-testid="token-chart"]').innerText()).toContain("budget warn: 140000 tokens");
   });
 
-  it("the replay debugger scrubs checkpoint by checkpoint and forks from one into a new run", async () => {
+  it("the replay debugger scrubs checkpoint by checkpoint and forks from a middle one into a new run that continues from its state", async () => {
     await openTab("replay");
     const scrubber = page.locator('[data-testid="scrubber"]');
     await scrubber.waitFor();
-    const history = (await client.threads.getHistory(threadId, { limit: 100 })) as Array<{ checkpoint: { checkpoint_id: string }; metadata: { step: number } }>;
+    const history = (await client.threads.getHistory(threadId, { limit: 100 })) as unknown as Array<{ checkpoint: { checkpoint_id: string }; metadata: { step: number }; values: { messages: Message[] } }>;
     const oldestFirst = [...history].reverse();
     // Oldest first: the input (step -1), the state before the lead's first model call (step 0), after it (step 1), after its tools (step 2).
     await scrubber.fill("2");
@@ -116,8 +122,14 @@ describe.skipIf(skip !== undefined)("the run inspector: a finished run", () => {
     expect(step2).not.toMatch(/ lead model call turn 1 /);
     await screenshot(page, "run-replay");
 
-    // Fork from the checkpoint where the run ended (the server refuses a mid-step one with a message the page shows).
-    await scrubber.fill(String(oldestFirst.length - 1));
+    // Fork from a middle checkpoint: after the lead's tools step (the task's result), before its second model call.
+    // It holds that model step's pending writes (LangGraph files a step's writes under the checkpoint it started from).
+    const middle = oldestFirst[3]!;
+    const saved = (await client.threads.getState(threadId, middle.checkpoint.checkpoint_id)) as unknown as { values: { messages: Message[] } };
+    expect(saved.values.messages.map((m) => m.type)).toEqual(["human", "ai", "tool"]);
+    const laterAnswer = oldestFirst[4]!.values.messages[3]!;
+    expect(laterAnswer.content).toBe("Checking the result myself.");
+    await scrubber.fill("3");
     await page.locator('[data-testid="fork-input"]').fill("And now a second helper.");
     await page.locator('[data-testid="fork"]').click();
     await page.waitForFunction((old) => !location.hash.endsWith(old) || document.querySelector("[data-testid=fork-error]") !== null, runId);
@@ -126,9 +138,17 @@ describe.skipIf(skip !== undefined)("the run inspector: a finished run", () => {
     const forkedId = decodeURIComponent(new URL(page.url()).hash.split("/").at(-1)!);
     expect(forkedId).not.toBe(runId);
     const forked = await client.runs.get(threadId, forkedId);
-    expect((forked.kwargs as { checkpoint_id?: string }).checkpoint_id).toBe(oldestFirst.at(-1)!.checkpoint.checkpoint_id);
+    expect((forked.kwargs as { checkpoint_id?: string }).checkpoint_id).toBe(middle.checkpoint.checkpoint_id);
     expect((forked.kwargs as { input?: unknown }).input).toBe("And now a second helper.");
     await page.locator('[data-testid="run-page"]').getByText("forked from checkpoint").waitFor();
     await client.runs.join(threadId, forkedId);
+    // The new run continued from that state: its three messages, then the new input and the new run's own turns;
+    // the original's later answer (the step that followed the checkpoint) is not in it.
+    const after = (await client.threads.getState(threadId)).values as { messages: Message[] };
+    expect(after.messages.slice(0, 3).map((m) => [m.id, m.content])).toEqual(saved.values.messages.map((m) => [m.id, m.content]));
+    expect(after.messages[3]).toMatchObject({ type: "human", content: "And now a second helper." });
+    expect(after.messages[4]).toMatchObject({ type: "ai", content: "I'll delegate the helper and its test to a subagent, with acceptance criteria I can check." });
+    expect(after.messages.map((m) => m.id)).not.toContain(laterAnswer.id);
+    expect((await client.runs.get(threadId, forkedId)).status).toBe("success");
   });
 });
