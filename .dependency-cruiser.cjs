@@ -9,10 +9,15 @@
  *   kernel/     compose, loop, run service; knows no plugin
  *   contracts/  versioned JSON contracts and the shared error base; imports nothing above
  *
+ * inspector/ (the run inspector's page, bundled for the browser) stands beside them and
+ * imports only the dependency-free modules named in BROWSER_SAFE.
+ *
  * test/ sits above everything and may import anything; nothing in the product imports test/.
  * Type-only imports count (tsPreCompilationDeps), so a cycle through a type is a cycle too.
  */
 const PRODUCT = "^(contracts|kernel|plugins|tools)/";
+/** The product's modules the run inspector's browser bundle imports (dependency-free). */
+const BROWSER_SAFE = "^(kernel/runs/run-summary|tools/sse/sse-reader)[.]ts$";
 
 module.exports = {
   forbidden: [
@@ -50,6 +55,21 @@ module.exports = {
       severity: "error",
       from: { path: "^plugins/([^/]+)/" },
       to: { path: "^plugins/", pathNot: "^plugins/$1/" },
+    },
+    {
+      name: "inspector-imports-only-browser-safe-modules",
+      comment:
+        "The run inspector's page (inspector/, bundled for the browser) shares with the product only its dependency-free modules: the feed's wire types and Keel's SSE reader.",
+      severity: "error",
+      from: { path: "^inspector/" },
+      to: { path: "^(contracts|kernel|plugins|tools)/", pathNot: BROWSER_SAFE },
+    },
+    {
+      name: "browser-safe-modules-import-nothing",
+      comment: "A module the inspector's bundle shares imports nothing, so the bundle takes nothing else of the product (and Node's modules stay out of the browser).",
+      severity: "error",
+      from: { path: BROWSER_SAFE },
+      to: {},
     },
     {
       name: "no-cycle",

@@ -3,6 +3,8 @@
  * (kept in sessionStorage; never in a URL), and Server-Sent Events read through a fetch
  * stream (EventSource cannot send headers).
  */
+import { readSse as readSseBody, type SseMessage } from "../tools/sse/sse-reader.js";
+
 const KEY_STORAGE = "keel.inspector.apiKey";
 
 export class AuthRequired extends Error {
@@ -69,11 +71,7 @@ export async function postJson<T>(path: string, body: unknown): Promise<T> {
   return (text.trim() === "" ? undefined : JSON.parse(text)) as T;
 }
 
-export interface SseEvent {
-  event: string;
-  data: unknown;
-  id?: string;
-}
+export type SseEvent = SseMessage;
 
 /**
  * Read an SSE route until it ends or `signal` aborts; `onEvent` gets every event (comments
@@ -83,44 +81,7 @@ export async function readSse(path: string, onEvent: (event: SseEvent) => void, 
   const response = await fetch(path, { headers: headers({ accept: "text/event-stream" }), signal });
   if (!response.ok) throw await failure(response);
   if (!response.body) return;
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let boundary: number;
-    while ((boundary = buffer.search(/\r?\n\r?\n/)) >= 0) {
-      const block = buffer.slice(0, boundary);
-      buffer = buffer.slice(boundary).replace(/^\r?\n\r?\n/, "");
-      const parsed = parseBlock(block);
-      if (parsed) onEvent(parsed);
-    }
-  }
-}
-
-function parseBlock(block: string): SseEvent | undefined {
-  let event = "message";
-  let id: string | undefined;
-  const data: string[] = [];
-  for (const line of block.split(/\r?\n/)) {
-    if (line === "" || line.startsWith(":")) continue;
-    const colon = line.indexOf(":");
-    const field = colon < 0 ? line : line.slice(0, colon);
-    const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-    if (field === "event") event = value;
-    else if (field === "data") data.push(value);
-    else if (field === "id") id = value;
-  }
-  if (data.length === 0) return undefined;
-  const text = data.join("\n");
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // a plain text payload
-  }
-  return { event, data: parsed, ...(id !== undefined ? { id } : {}) };
+  for await (const event of readSseBody(response.body)) onEvent(event);
 }
 
 export const enc = encodeURIComponent;

@@ -1,4 +1,5 @@
 /** The server's JSON as the page reads it (only the fields it uses). */
+import type { RunSummaryOf } from "../kernel/runs/run-summary.js";
 
 export interface Usage {
   inputTokens: number;
@@ -15,28 +16,8 @@ export interface Outcome {
   error?: { code?: string; message?: string };
 }
 
-/** One run of the run-status feed (`GET /keel/feed`). */
-export interface RunSummary {
-  thread_id: string;
-  run_id: string;
-  assistant_id: string;
-  user: string | null;
-  status: string;
-  outcome: Outcome | null;
-  stop_reasons: string[];
-  turns: number;
-  tokens: { input: number; output: number; total: number };
-  created_at: string;
-  updated_at: string;
-  ended_at: string | null;
-  activity: {
-    kind: "queued" | "model" | "tool" | "subagents" | "retry" | "awaiting_input" | "finished";
-    tool?: string;
-    subagents?: Array<{ agent_path: string; status: string }>;
-    retry_in_ms?: number;
-    retry_at?: string;
-  };
-}
+/** One run of the run-status feed (`GET /keel/feed`): the kernel's wire shape (types only). */
+export type RunSummary = RunSummaryOf<Outcome>;
 
 /** LangGraph's Run, plus Keel's `outcome`. */
 export interface Run {

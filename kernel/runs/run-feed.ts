@@ -11,6 +11,7 @@ import type { StatusV2Payload } from "../loop/status.js";
 import type { Clock, StepProgress } from "../loop/run-scope.js";
 import type { BackgroundLog } from "./run-output.js";
 import type { JournalEntry, RunRecord, RunRecordStatus, RunStore, StreamBridge, StreamEvent } from "./types.js";
+import type { ActivityKind, RunActivity, RunSummaryOf } from "./run-summary.js";
 
 /** The bridge log every worker publishes run summaries on (not a run: no store record has this id). */
 export { FEED_LOG_ID } from "./feed-log-id.js";
@@ -18,44 +19,10 @@ import { FEED_LOG_ID } from "./feed-log-id.js";
 /** The event name of a summary on the feed log (and on `GET /keel/feed`). */
 export const FEED_RUN_EVENT = "run";
 
-export type ActivityKind = "queued" | "model" | "tool" | "subagents" | "retry" | "awaiting_input" | "finished";
+export type { ActivityKind, RunActivity, SubagentActivity } from "./run-summary.js";
 
-export interface SubagentActivity {
-  agent_path: string;
-  /** The task event's status: `in_progress`, then the child's outcome (`succeeded`, `partial`, `failed`, `cancelled`, `timed_out`). */
-  status: string;
-}
-
-/** What a run is doing now. */
-export interface RunActivity {
-  kind: ActivityKind;
-  /** `tool`: the tool running, when the stream told its name. */
-  tool?: string;
-  /** `subagents` (and afterwards, while the lead goes on): every subagent of the run so far, in start order. */
-  subagents?: SubagentActivity[];
-  /** `retry`: the backoff before the next model call attempt (the guard event's `retryInMs`) and when it ends. */
-  retry_in_ms?: number;
-  retry_at?: string;
-}
-
-/** One run as the feed shows it (snake_case: it is wire JSON). */
-export interface RunSummary {
-  thread_id: string;
-  run_id: string;
-  assistant_id: string;
-  user: string | null;
-  status: RunRecordStatus;
-  outcome: StatusV2Payload | null;
-  stop_reasons: string[];
-  /** The lead agent's turns so far (a run's turn limit counts these). */
-  turns: number;
-  /** The lead agent's token usage so far (what the outcome's `usage` counts). */
-  tokens: { input: number; output: number; total: number };
-  created_at: string;
-  updated_at: string;
-  ended_at: string | null;
-  activity: RunActivity;
-}
+/** One run as the feed shows it (snake_case: it is wire JSON; the shape is run-summary.ts's). */
+export type RunSummary = RunSummaryOf<StatusV2Payload, RunRecordStatus>;
 
 const ACTIVE = new Set<RunRecordStatus>(["pending", "running"]);
 const LEAD = "lead";

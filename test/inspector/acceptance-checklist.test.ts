@@ -3,7 +3,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../kernel/package-root.js";
-import { browserSkipReason, launchBrowser, screenshot, startInspectorServer, type InspectorServer } from "./browser.js";
+import { browserSkipReason, finishedRun, launchBrowser, newInspectorPage, screenshot, startInspectorServer, type InspectorServer } from "./browser.js";
 
 const skip = browserSkipReason();
 const SCENARIO = join(packageRoot(), "test", "inspector", "fixtures", "acceptance-mixed.scenario.json");
@@ -22,15 +22,9 @@ describe.skipIf(skip !== undefined)("the run inspector: an acceptance checklist 
 
   beforeAll(async () => {
     [server, browser] = await Promise.all([startInspectorServer({ model: `scripted:${SCENARIO}` }), launchBrowser()]);
-    page = await browser.newPage();
-    page.setDefaultTimeout(8000);
-    page.on("pageerror", (error) => console.error("page error:", error.message));
+    page = await newInspectorPage(browser);
     const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
-    const thread = await client.threads.create();
-    threadId = thread.thread_id;
-    const run = await client.runs.create(threadId, "lead", { input: "Write the notes and run both checks." });
-    runId = run.run_id;
-    await client.runs.join(threadId, runId);
+    ({ threadId, runId } = await finishedRun(client, "Write the notes and run both checks."));
   }, 60_000);
 
   afterAll(async () => {

@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Client } from "@langchain/langgraph-sdk";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { packageRoot } from "../../kernel/package-root.js";
 import { KERNEL_VERSION } from "../../kernel/version.js";
@@ -26,6 +27,22 @@ export function browserSkipReason(): string | undefined {
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"], headless: true });
+}
+
+/** A new page that logs its errors (a failing test then says why), with `timeoutMs` for every wait. */
+export async function newInspectorPage(browser: Browser, timeoutMs = 8000): Promise<Page> {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(timeoutMs);
+  page.on("pageerror", (error) => console.error("page error:", error.message));
+  return page;
+}
+
+/** A new thread with one run of `lead` on `input`, waited for: a finished run for the page to show. */
+export async function finishedRun(client: Client, input: string): Promise<{ threadId: string; runId: string }> {
+  const thread = await client.threads.create();
+  const run = await client.runs.create(thread.thread_id, "lead", { input });
+  await client.runs.join(thread.thread_id, run.run_id);
+  return { threadId: thread.thread_id, runId: run.run_id };
 }
 
 /** Screenshots are test artifacts: test-output/inspector/NAME.png (gitignored). */

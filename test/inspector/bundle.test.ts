@@ -16,6 +16,8 @@ describe("the run inspector's committed bundle", () => {
     const root = mkdtempSync(join(tmpdir(), "keel-inspector-drift-"));
     try {
       cpSync(join(packageRoot(), "inspector"), join(root, "inspector"), { recursive: true });
+      // The one product module the page bundles (its imports of kernel/ are types only, erased).
+      cpSync(join(packageRoot(), "tools", "sse", "sse-reader.ts"), join(root, "tools", "sse", "sse-reader.ts"));
       cpSync(join(packageRoot(), "plugins", "gateway", "inspector"), join(root, "plugins", "gateway", "inspector"), { recursive: true });
       // esbuild resolves preact from the root's node_modules.
       cpSync(join(packageRoot(), "node_modules", "preact"), join(root, "node_modules", "preact"), { recursive: true, dereference: true });

@@ -1,7 +1,7 @@
 import { Client } from "@langchain/langgraph-sdk";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserSkipReason, launchBrowser, screenshot, startInspectorServer, type InspectorServer } from "./browser.js";
+import { browserSkipReason, finishedRun, launchBrowser, newInspectorPage, screenshot, startInspectorServer, type InspectorServer } from "./browser.js";
 
 const skip = browserSkipReason();
 
@@ -23,15 +23,9 @@ describe.skipIf(skip !== undefined)("the run inspector: a finished run", () => {
 
   beforeAll(async () => {
     [server, browser] = await Promise.all([startInspectorServer(), launchBrowser()]);
-    page = await browser.newPage();
-    page.setDefaultTimeout(8000);
-    page.on("pageerror", (error) => console.error("page error:", error.message));
+    page = await newInspectorPage(browser);
     client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
-    const thread = await client.threads.create();
-    threadId = thread.thread_id;
-    const run = await client.runs.create(threadId, "lead", { input: "Show me what you can do." });
-    runId = run.run_id;
-    await client.runs.join(threadId, runId);
+    ({ threadId, runId } = await finishedRun(client, "Show me what you can do."));
     journal = (await (await fetch(`${server.url}/threads/${threadId}/runs/${runId}/journal`)).json()) as typeof journal;
   }, 60_000);
 

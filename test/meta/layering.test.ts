@@ -6,7 +6,8 @@ import extractTSConfig from "dependency-cruiser/config-utl/extract-ts-config";
 import { describe, expect, it } from "vitest";
 
 // The dependency rules live in .dependency-cruiser.cjs (layers tools → plugins → kernel →
-// contracts, no plugin imports another, no cycle); dependency-cruiser checks them.
+// contracts, no plugin imports another, no cycle, the inspector's page shares only
+// dependency-free modules); dependency-cruiser checks them.
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const FIXTURE = join(ROOT, "test/fixtures/layering");
 
@@ -37,25 +38,29 @@ function violations(result: ICruiseResult): string[] {
 
 describe("dependency direction (dependency-cruiser)", () => {
   it("the product has no violation of the layer, plugin and cycle rules", async () => {
-    const result = await cruiseTree(ROOT, ["contracts", "kernel", "plugins", "tools"]);
+    const result = await cruiseTree(ROOT, ["contracts", "kernel", "plugins", "tools", "inspector"]);
     expect(violations(result)).toEqual([]);
     // The cruise really covered the code, type-only imports included.
     const sources = new Set(result.modules.map((m) => m.source));
-    for (const file of ["contracts/errors.ts", "kernel/errors.ts", "plugins/builtins.ts", "tools/index.ts", "kernel/runs/finalize-run.ts"]) {
+    for (const file of ["contracts/errors.ts", "kernel/errors.ts", "plugins/builtins.ts", "tools/index.ts", "kernel/runs/finalize-run.ts", "inspector/api.ts"]) {
       expect(sources).toContain(file);
     }
     const finalize = result.modules.find((m) => m.source === "kernel/runs/finalize-run.ts")!;
     expect(finalize.dependencies.map((d) => d.resolved)).toContain("kernel/runs/outcomes.ts");
+    const api = result.modules.find((m) => m.source === "inspector/api.ts")!;
+    expect(api.dependencies.map((d) => d.resolved)).toContain("tools/sse/sse-reader.ts");
     const registry = result.modules.find((m) => m.source === "contracts/registry.ts")!;
     expect(registry.dependencies.map((d) => d.resolved)).toContain("contracts/errors.ts");
     expect(result.summary.totalCruised).toBeGreaterThan(250);
   }, 60_000);
 
   it("each rule bites: a fixture tree that breaks every rule once is reported rule by rule", async () => {
-    const result = await cruiseTree(FIXTURE, ["contracts", "kernel", "plugins", "tools", "test"]);
+    const result = await cruiseTree(FIXTURE, ["contracts", "kernel", "plugins", "tools", "test", "inspector"]);
     expect(violations(result)).toEqual(
       [
+        "browser-safe-modules-import-nothing: tools/sse/sse-reader.ts → tools/cli.ts",
         "contracts-import-only-contracts: contracts/shape.ts → kernel/core.ts",
+        "inspector-imports-only-browser-safe-modules: inspector/page.ts → kernel/core.ts",
         "kernel-imports-no-plugin-or-tool: kernel/core.ts → plugins/alpha/index.ts",
         "no-cycle: contracts/pair.ts → contracts/shape.ts → contracts/pair.ts",
         "no-unresolvable-import: kernel/core.ts → ./missing.js",

@@ -1,4 +1,4 @@
-import { readSse, type SseMessage } from "../../../tools/cli/watch/sse-reader.js";
+import { readSse, type SseMessage } from "../../../tools/sse/sse-reader.js";
 
 /** A live `GET /keel/feed` over real HTTP: every event received so far, and a wait for the next one that matches. */
 export interface FeedClient {

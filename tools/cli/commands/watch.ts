@@ -5,7 +5,7 @@ import { parseSpecArgs } from "../args.js";
 import { helpRequested, renderHelp } from "../command-spec.js";
 import { EXIT_FAILED, EXIT_OK, failUsage, type CommandIO } from "../io.js";
 import { WATCH_SPEC } from "../specs.js";
-import { readSse } from "../watch/sse-reader.js";
+import { readSse } from "../../sse/sse-reader.js";
 import { isEnded, logLine, outcomeLine, progressText, StatusBlock, type RunLimits } from "../watch/watch-render.js";
 
 const USAGE = WATCH_SPEC.usage;
