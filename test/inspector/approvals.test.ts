@@ -3,7 +3,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import type { Browser, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURES } from "../e2e/serve-process.js";
-import { browserSkipReason, launchBrowser, screenshot, startInspectorServer, type InspectorServer } from "./browser.js";
+import { browserSkipReason, finishedRun, launchBrowser, newInspectorPage, screenshot, startInspectorServer, type InspectorServer } from "./browser.js";
 
 const skip = browserSkipReason();
 
@@ -33,13 +33,9 @@ describe.skipIf(skip !== undefined)("the run inspector: approvals of an interrup
   beforeAll(async () => {
     [server, browser] = await Promise.all([startInspectorServer({ model: `scripted:${join(FIXTURES, "steps.scenario.json")}` }), launchBrowser()]);
     const client = new Client({ apiUrl: server.url, callerOptions: { maxRetries: 0 } });
-    const thread = await client.threads.create();
-    const created = await client.runs.create(thread.thread_id, "lead", { input: "Write a note." });
-    await client.runs.join(thread.thread_id, created.run_id);
-    run = { thread_id: thread.thread_id, run_id: created.run_id };
-    page = await browser.newPage();
-    page.setDefaultTimeout(15_000);
-    page.on("pageerror", (error) => console.error("page error:", error.message));
+    const { threadId, runId } = await finishedRun(client, "Write a note.");
+    run = { thread_id: threadId, run_id: runId };
+    page = await newInspectorPage(browser, 15_000);
   }, 60_000);
 
   afterAll(async () => {

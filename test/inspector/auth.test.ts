@@ -1,7 +1,7 @@
 import { Client } from "@langchain/langgraph-sdk";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserSkipReason, launchBrowser, screenshot, startInspectorServer, type InspectorServer } from "./browser.js";
+import { browserSkipReason, launchBrowser, newInspectorPage, screenshot, startInspectorServer, type InspectorServer } from "./browser.js";
 
 const skip = browserSkipReason();
 
@@ -25,9 +25,7 @@ describe.skipIf(skip !== undefined)("the run inspector with API keys", () => {
       return { thread_id: thread.thread_id, run_id: run.run_id };
     };
     [aliceRun, bobRun] = await Promise.all([start(client("key-alice")), start(client("key-bob"))]);
-    page = await browser.newPage();
-    page.setDefaultTimeout(15_000);
-    page.on("pageerror", (error) => console.error("page error:", error.message));
+    page = await newInspectorPage(browser, 15_000);
     page.on("request", (request) => {
       urls.push(request.url());
       const key = request.headers()["x-api-key"];

@@ -37,7 +37,7 @@ export async function newInspectorPage(browser: Browser, timeoutMs = 8000): Prom
   return page;
 }
 
-/** A new thread with one run of `lead` on `input`, waited for: a finished run for the page to show. */
+/** A new thread with one run of `lead` on `input`, joined (until it ends, or pauses for approval): a run for the page to show. */
 export async function finishedRun(client: Client, input: string): Promise<{ threadId: string; runId: string }> {
   const thread = await client.threads.create();
   const run = await client.runs.create(thread.thread_id, "lead", { input });

@@ -4,7 +4,7 @@ import { Client } from "@langchain/langgraph-sdk";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURES } from "../e2e/serve-process.js";
-import { browserSkipReason, launchBrowser, screenshot, startInspectorServer, type InspectorServer } from "./browser.js";
+import { browserSkipReason, launchBrowser, newInspectorPage, screenshot, startInspectorServer, type InspectorServer } from "./browser.js";
 
 const skip = browserSkipReason();
 
@@ -18,9 +18,7 @@ describe.skipIf(skip !== undefined)("the run inspector: the live runs list", () 
   beforeAll(async () => {
     // The demo model (what `npm start` serves), and the e2e `steps` script whose first bash call waits while the workspace holds `hold`.
     [demo, scripted, browser] = await Promise.all([startInspectorServer(), startInspectorServer({ model: `scripted:${join(FIXTURES, "steps.scenario.json")}` }), launchBrowser()]);
-    page = await browser.newPage();
-    page.setDefaultTimeout(15_000);
-    page.on("pageerror", (error) => console.error("page error:", error.message));
+    page = await newInspectorPage(browser, 15_000);
   }, 60_000);
 
   afterAll(async () => {
