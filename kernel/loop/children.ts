@@ -37,6 +37,13 @@ export interface ChildRunnerOptions {
   clock?: Clock;
   /** Called with every finished child (e.g. to put its receipts into a run report). */
   onChildEnd?(agentPath: string, result: ChildAgentResult, runId: string): void;
+  /**
+   * Host-provided ports every child gets, as the lead's runtime gets them (e.g. the run
+   * user's `item-store` view: a child's plugins read and write the same long-term memory).
+   * As for the lead, a supplied port is used instead of one the stack would build; `agents`
+   * is never passed on (children do not delegate).
+   */
+  ports?: Readonly<Record<string, unknown>>;
 }
 
 /** Run `fn` with no ambient LangChain/LangGraph run config. */
@@ -95,6 +102,7 @@ export function createChildRunner(options: ChildRunnerOptions): AgentsPort {
   const base = options.composeChild([]);
   // The plugin that enforces the children's token budget, known only by the port it provides.
   const budgetPlugin = portProvider(base, TOKEN_ALLOWANCE_PORT);
+  const childPorts = options.ports ? Object.fromEntries(Object.entries(options.ports).filter(([name]) => name !== "agents")) : undefined;
 
   const compositionFor = (tokenLimit: number | undefined): Composition => {
     if (tokenLimit === undefined || !budgetPlugin) return base;
@@ -120,6 +128,7 @@ export function createChildRunner(options: ChildRunnerOptions): AgentsPort {
         protectedTools: request.protectedTools,
         terminalTools: request.terminalTools,
         systemPrompt: request.systemPrompt,
+        ...(childPorts ? { ports: childPorts } : {}),
         ...(options.summarize ? { summarize: options.summarize } : {}),
         ...(options.clock ? { clock: options.clock } : {}),
       });

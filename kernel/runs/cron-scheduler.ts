@@ -11,6 +11,11 @@
  * back, not once per missed tick. The tick is claimed before the run is admitted: a worker
  * that dies between the two (a window of one store call) loses that one tick, never
  * doubles it.
+ *
+ * Metadata: each fire's run carries the request's metadata plus `cron_id`; a stateless
+ * fire's new thread starts with that too. A host that stamps runs the way its routes do
+ * (the gateway's LangGraph stamps: `graph_id`, `assistant_id`, the assistant's metadata)
+ * passes `fireMetadata`, which gets the thread as it was before the fire.
  */
 import { randomUUID } from "node:crypto";
 import { isKeelError } from "../errors.js";
@@ -19,7 +24,7 @@ import { parseCronSchedule } from "./cron-schedule.js";
 import type { CronRecord, CronStore } from "./cron-types.js";
 import type { BackgroundLog } from "./run-output.js";
 import type { CreateRunOptions, RunManager } from "./run-manager.js";
-import type { RunRecord, RunStore } from "./types.js";
+import type { RunRecord, RunStore, ThreadRecord } from "./types.js";
 
 /** Default poll: crons tick at minute granularity, so once a second is well within a tick. */
 export const CRON_POLL_MS = 1_000;
@@ -29,14 +34,26 @@ export const CRON_BATCH = 100;
 export interface CronSchedulerOptions {
   crons: CronStore;
   runs: Pick<RunManager, "createOrReject" | "join" | "deleteThread" | "isShuttingDown">;
-  /** Where a stateless cron's threads are created (the run manager's store). */
-  store: Pick<RunStore, "createThread" | "deleteThread">;
+  /** Where a stateless cron's threads are created and a fire's thread is stamped (the run manager's store). */
+  store: Pick<RunStore, "createThread" | "deleteThread" | "getThread" | "updateThread">;
+  /** The fire's run metadata and the stamps merged into its thread; absent: the request's metadata plus `cron_id`, no stamps. */
+  fireMetadata?: CronFireMetadata;
   clock?: Clock;
   pollMs?: number;
   batch?: number;
   log?: BackgroundLog;
   newThreadId?: () => string;
 }
+
+type Metadata = Record<string, unknown>;
+
+/**
+ * Stamps for one fire. `thread` is the fire's thread before the run (null: a stateless
+ * fire's new thread), `metadata` the request's metadata plus `cron_id`. Answers the run's
+ * metadata and the stamps for its thread: a new thread starts with them (under `metadata`),
+ * an existing one gets them merged in once the run is admitted (an empty object: none).
+ */
+export type CronFireMetadata = (cron: CronRecord, thread: ThreadRecord | null, metadata: Metadata) => Promise<{ run: Metadata; thread: Metadata }>;
 
 /** What one tick of one cron did. */
 export type CronFire =
@@ -140,14 +157,18 @@ export class CronScheduler {
   private async fire(cron: CronRecord, tick: string): Promise<CronFire> {
     const stateless = cron.threadId === null;
     const threadId = cron.threadId ?? this.newThreadId();
-    const request = { ...cron.request, metadata: { ...(cron.request.metadata ?? {}), cron_id: cron.cronId } };
+    const metadata = { ...(cron.request.metadata ?? {}), cron_id: cron.cronId };
     const options: CreateRunOptions = { user: cron.owner, strategy: cron.strategy, dueAt: tick };
     try {
+      const before = stateless ? null : await this.options.store.getThread(threadId);
+      const stamps = this.options.fireMetadata ? await this.options.fireMetadata(cron, before, metadata) : { run: metadata, thread: {} };
+      const request = { ...cron.request, metadata: stamps.run };
       if (stateless) {
         const now = new Date(this.clock.now()).toISOString();
-        await this.options.store.createThread({ threadId, owner: cron.owner, status: "idle", metadata: { cron_id: cron.cronId }, createdAt: now, updatedAt: now });
+        await this.options.store.createThread({ threadId, owner: cron.owner, status: "idle", metadata: { ...stamps.thread, ...metadata }, createdAt: now, updatedAt: now });
       }
       const run = await this.options.runs.createOrReject(threadId, request, options);
+      if (before) await this.stampThread(threadId, stamps.thread).catch((error: unknown) => this.log(`cron ${cron.cronId}: stamping thread ${threadId} for run ${run.runId} failed; the run goes on`, error));
       const told = this.tell(cron, run);
       if (stateless && cron.onRunCompleted !== "keep") this.deleteAfter(run, cron.owner, told);
       return { cronId: cron.cronId, tick, run };
@@ -163,6 +184,14 @@ export class CronScheduler {
       this.log(`cron ${cron.cronId}: the run of tick ${tick} was not admitted (${code || "error"}); the tick is skipped`, error);
       return { cronId: cron.cronId, tick, skipped: code || "error" };
     }
+  }
+
+  /** Merge the stamps into the fire's existing thread (as `PATCH` merges); a thread gone meanwhile is left alone. */
+  private async stampThread(threadId: string, stamps: Metadata): Promise<void> {
+    if (Object.keys(stamps).length === 0) return;
+    const current = await this.options.store.getThread(threadId);
+    if (!current || Object.entries(stamps).every(([key, value]) => current.metadata[key] === value)) return;
+    await this.options.store.updateThread(threadId, { metadata: { ...current.metadata, ...stamps } }, new Date(this.clock.now()).toISOString());
   }
 
   private tell(cron: CronRecord, run: RunRecord): Promise<unknown> {

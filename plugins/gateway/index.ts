@@ -44,3 +44,4 @@ export { runToWire, threadToWire, assistantToWire } from "./wire-records.js";
 export type { GatewayDeps } from "./ports.js";
 export type { GatewayApp, MetricsExposition, ObservabilityInfo } from "./context.js";
 export { createThreadCheckpoints, type ThreadCheckpoints } from "./thread-checkpoints.js";
+export { cronFireMetadata } from "./run-metadata.js";

@@ -17,6 +17,8 @@ import { importOptional } from "../../kernel/optional-import.js";
 import { KeelCheckpointSaver, type KeelCheckpointSaverOptions } from "./checkpoints/keel-saver.js";
 import { migrateStockCheckpoints, type StockCheckpointId } from "./checkpoints/migrate-stock.js";
 import { PostgresExecutor, type PgPool } from "./checkpoints/postgres-executor.js";
+import { sharedPgPool } from "./checkpoints/shared-pg-pool.js";
+import type { SharedDatabase } from "./shared-database.js";
 import { SqliteExecutor, type BetterSqliteDatabase } from "./checkpoints/sqlite-executor.js";
 import { SQLITE_BUSY_TIMEOUT_MS } from "./open-orm.js";
 import { stockCheckpointsPathFor, DEFAULT_STORE_URL, parseStoreUrl, POSTGRES_PACKAGES, SQLITE_MEMORY } from "./store-url.js";
@@ -89,6 +91,18 @@ function openPostgresSaver(url: string, options: CheckpointerOptions): KeelCheck
     created.on("error", () => undefined);
     return created;
   });
+  const saver = new KeelCheckpointSaver(new PostgresExecutor(pool, true), options);
+  saver.whenReady(() => migrateStockPostgres(url, saver).then(() => undefined));
+  return saver;
+}
+
+/**
+ * PostgreSQL on the run store's shared database (`storeSqlDatabase(config)`): the saver's
+ * queries use that database's pool, and its `close()` releases the share it acquired. A stock
+ * PostgresSaver store found there is migrated first (on a short-lived pool of its own, once).
+ */
+export function createSharedPostgresCheckpointer(database: Promise<SharedDatabase>, url: string, options: CheckpointerOptions = {}): KeelCheckpointSaver {
+  const pool = database.then((db) => sharedPgPool(db.acquire()));
   const saver = new KeelCheckpointSaver(new PostgresExecutor(pool, true), options);
   saver.whenReady(() => migrateStockPostgres(url, saver).then(() => undefined));
   return saver;

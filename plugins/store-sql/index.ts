@@ -1,7 +1,7 @@
 import { definePlugin } from "../../kernel/plugin/define-plugin.js";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
 import type { RunStore } from "../../kernel/runs/types.js";
-import { closeCheckpointer, createCheckpointerNow } from "./checkpointer.js";
+import { closeCheckpointer, createCheckpointerNow, createSharedPostgresCheckpointer } from "./checkpointer.js";
 import { deferredRunStore } from "./deferred-run-store.js";
 import { deferredItemStore } from "./deferred-item-store.js";
 import { SqlItemStore } from "./sql-item-store.js";
@@ -51,8 +51,13 @@ export const storeSqlPlugin = definePlugin({
     // The run store and the long-term items (`/store/*`, plugins' memory across threads) share one connection pool.
     store: (config): RunStore => deferredRunStore(storeSqlDatabase(config).then((db) => initOrClose(SqlRunStore.on(db)))),
     "item-store": (config) => deferredItemStore(storeSqlDatabase(config).then((db) => SqlItemStore.open(db))),
-    checkpointer: (config): BaseCheckpointSaver =>
-      closeable(createCheckpointerNow(urlOf(config), typeof config.snapshotEvery === "number" ? { snapshotEvery: config.snapshotEvery } : {})),
+    // On PostgreSQL the checkpointer shares that pool too; on SQLite it keeps its own handle on the file (README, "One connection pool").
+    checkpointer: (config): BaseCheckpointSaver => {
+      const url = urlOf(config);
+      const options = typeof config.snapshotEvery === "number" ? { snapshotEvery: config.snapshotEvery } : {};
+      if (parseStoreUrl(url).dialect === "postgres") return createSharedPostgresCheckpointer(storeSqlDatabase(config), url, options);
+      return closeable(createCheckpointerNow(url, options));
+    },
   },
 });
 
@@ -65,7 +70,7 @@ function closeable(saver: BaseCheckpointSaver): BaseCheckpointSaver & { close():
 
 export default storeSqlPlugin;
 
-export { closeCheckpointer, createCheckpointer, createCheckpointerNow, migrateStockPostgres, migrateStockSqlite, openSqliteHandle, type CheckpointerOptions, type KeelCheckpointer } from "./checkpointer.js";
+export { closeCheckpointer, createCheckpointer, createCheckpointerNow, createSharedPostgresCheckpointer, migrateStockPostgres, migrateStockSqlite, openSqliteHandle, type CheckpointerOptions, type KeelCheckpointer } from "./checkpointer.js";
 export { DEFAULT_SNAPSHOT_EVERY, KeelCheckpointSaver, type KeelCheckpointSaverOptions } from "./checkpoints/keel-saver.js";
 export { FENCE_KEY, type LeaseFence } from "./checkpoints/fence.js";
 export { PostgresExecutor, type PgPool } from "./checkpoints/postgres-executor.js";

@@ -80,7 +80,9 @@ describe("crons on keel serve (SQLite) with @langchain/langgraph-sdk", () => {
     }
     expect(runs.length).toBeGreaterThan(0);
     const fired = runs.at(-1)!;
-    expect(fired.metadata).toMatchObject({ e2e: "crons", cron_id: cron.cron_id });
+    // Stamped as a run made through the routes: the system assistant's metadata, graph_id, assistant_id (cron-fire stamps).
+    expect(fired.metadata).toMatchObject({ e2e: "crons", cron_id: cron.cron_id, created_by: "system", graph_id: "lead", assistant_id: "lead" });
+    expect((await again.threads.search({ metadata: { graph_id: "lead" } })).map((t) => t.thread_id)).toContain(thread.thread_id);
     const done = await again.runs.join(thread.thread_id, fired.run_id);
     expect(done).toBeDefined();
     expect((await again.runs.get(thread.thread_id, fired.run_id)).status).toBe("success");

@@ -63,6 +63,8 @@ interface ServedStack extends CatalogStack {
   subagent: Composition;
   /** Compose the subagent stack with a child's extra layers (its lease's token allowance). */
   composeChild(extra: readonly ConfigMap[]): Composition;
+  /** The same with a run's (assistant's and request's) plugin options, those of plugins the subagent stack has. */
+  composeSubagent(options: ConfigMap, extra?: readonly ConfigMap[]): Composition;
   /** A runtime for reads (thread state) and rollback captures: neither calls the model. */
   reader: RunExecutor;
 }
@@ -111,13 +113,21 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
     const composeLead = (extra: ConfigMap) => compose(leadStack.stack, { plugins: leadStack.plugins, config: [...leadLayers.slice(0, -1), extra, ...leadLayers.slice(-1)] });
     const subLayers = stackConfig(subStack.stack, workspaceConfig, models.scenario, true);
     const subagent = composeSubagentStack(subStack.stack, { plugins: subStack.plugins, config: subLayers });
-    const composeChild = (extra: readonly ConfigMap[]) => (extra.length === 0 ? subagent : composeSubagentStack(subStack.stack, { plugins: subStack.plugins, config: [...subLayers, ...extra] }));
+    const subagentPlugins = new Set(subagent.plugins.keys());
+    // A child's layers: the stack file's, the scenario's, the run's options for plugins the
+    // subagent stack also has (`childOptions`), the server's, then the runner's (its lease's allowance).
+    const composeSubagent = (options: ConfigMap, extra: readonly ConfigMap[] = []) => {
+      const own = childOptions(options, subagentPlugins);
+      if (!own && extra.length === 0) return subagent;
+      return composeSubagentStack(subStack.stack, { plugins: subStack.plugins, config: [...subLayers.slice(0, -1), own ?? {}, ...subLayers.slice(-1), ...extra] });
+    };
+    const composeChild = (extra: readonly ConfigMap[]) => composeSubagent({}, extra);
     // The workspace plugin's `rollback` port puts a thread's files back with its checkpoint.
     const readerRuntime = createAgentRuntime(lead, { model: models.forLead("reader"), checkpointer });
     const reader = createRuntimeExecutor({ runtime: readerRuntime, checkpointer });
     const drawSubagent = () => createAgentRuntime(subagent, { model: models.forLead("reader"), checkpointer: false }).drawGraph();
     const description = typeof leadStack.stack.description === "string" ? { description: leadStack.stack.description } : {};
-    stacks.set(name, { lead, subagent, composeChild, reader, composeLead, delegates: lead.plugins.has("subagents"), drawLead: () => readerRuntime.drawGraph(), drawSubagent, ...description });
+    stacks.set(name, { lead, subagent, composeChild, composeSubagent, reader, composeLead, delegates: lead.plugins.has("subagents"), drawLead: () => readerRuntime.drawGraph(), drawSubagent, ...description });
   }
   /** The stack of an assistant: a stack name, or a user assistant's `graphId`. */
   const stackOf = async (assistantId: string): Promise<ServedStack> => {
@@ -146,8 +156,12 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
       // report; the runtime executor holds both per run, so the runner asks it late.
       let executor: RuntimeExecutor | undefined;
       const summarize = options.summaryModels ? modelSummarizer(options.summaryModels(run.runId)) : undefined;
+      // The run user's long-term memory, for the lead and for every child it delegates to.
+      const hostPorts = options.items ? { [ITEM_STORE_PORT]: new UserItemStore(options.items, run.user, { now: () => new Date().toISOString() }) } : {};
       const agents = createChildRunner({
-        composeChild: stack.composeChild,
+        // The run's plugin options reach the children's plugins of the same names (README, "Assistants API").
+        composeChild: pluginOptions ? (extra) => stack.composeSubagent(pluginOptions, extra) : stack.composeChild,
+        ports: hostPorts,
         modelFor: (agentPath, subagentType) => models.forChild(agentPath, subagentType),
         types: models.childTypes,
         checkpointer,
@@ -155,7 +169,7 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
         scopeFor: (runId) => executor?.scopeFor(runId),
         onChildEnd: (agentPath, child, runId) => executor?.recordChild(runId, agentPath, child),
       });
-      const runtime = createAgentRuntime(leadComposition, { model: models.forLead(run.runId), checkpointer, maxTurns: defaultMaxTurns, ports: { agents, ...(options.items ? { [ITEM_STORE_PORT]: new UserItemStore(options.items, run.user, { now: () => new Date().toISOString() }) } : {}) }, ...(summarize ? { summarize } : {}), ...(options.observer ? { observer: options.observer } : {}) });
+      const runtime = createAgentRuntime(leadComposition, { model: models.forLead(run.runId), checkpointer, maxTurns: defaultMaxTurns, ports: { agents, ...hostPorts }, ...(summarize ? { summarize } : {}), ...(options.observer ? { observer: options.observer } : {}) });
       executor = createRuntimeExecutor({
         runtime,
         checkpointer,
@@ -210,4 +224,14 @@ function stackConfig(stack: StackInput, workspace: Record<string, unknown>, scen
   if (children) layers.push(only(scenario?.subagentConfig as ConfigMap | undefined));
   layers.push(only({ workspace }));
   return layers;
+}
+
+/**
+ * A run's plugin options that apply to the subagent stack: those of plugins it has (an
+ * option for a lead-only plugin, such as `subagents` or `batch-leasing`, stays the lead's).
+ * Undefined when none do.
+ */
+export function childOptions(options: ConfigMap, subagentPlugins: ReadonlySet<string>): ConfigMap | undefined {
+  const own = Object.entries(options).filter(([name]) => subagentPlugins.has(name));
+  return own.length > 0 ? Object.fromEntries(own) : undefined;
 }

@@ -18,6 +18,8 @@ export interface CatalogStack {
   delegates: boolean;
   /** The lead with one more option layer between the stack file's and the server's; throws CompositionError. */
   composeLead(plugins: ConfigMap): Composition;
+  /** The subagent stack with the options of those plugins it also has (same layer); throws CompositionError. */
+  composeSubagent(plugins: ConfigMap): Composition;
   drawLead(): Promise<DrawnGraph>;
   drawSubagent(): Promise<DrawnGraph>;
 }
@@ -67,7 +69,10 @@ export function createStackCatalog(stacks: ReadonlyMap<string, CatalogStack>, op
     }
     if (Object.keys(plugins).length === 0) return stack.lead;
     try {
-      return stack.composeLead(plugins as ConfigMap);
+      const lead = stack.composeLead(plugins as ConfigMap);
+      // The same options reach the children's plugins of those names: they must fit there too.
+      if (stack.delegates) stack.composeSubagent(plugins as ConfigMap);
+      return lead;
     } catch (error) {
       if (!(error instanceof CompositionError)) throw error;
       const [problem] = error.problems;

@@ -2,6 +2,7 @@ import { rmSync } from "node:fs";
 import { serverModelAllowlist } from "./model-spec.js";
 import { RunManager } from "../../kernel/runs/run-manager.js";
 import { CronScheduler } from "../../kernel/runs/cron-scheduler.js";
+import { cronFireMetadata } from "../../plugins/gateway/run-metadata.js";
 import { loadPluginModule } from "../stacks/load-stack.js";
 import { openRunServices } from "./run-services.js";
 import { loadRunModels } from "./run-models.js";
@@ -110,7 +111,9 @@ export async function startServer(options: ServeOptions, context: StartContext):
     runs.start();
     const manager = runs;
     // Crons fire on every worker; each tick is claimed by exactly one (kernel/runs/README.md, "Crons").
-    const cronScheduler = new CronScheduler({ crons: services.crons, runs, store: services.store, log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`) });
+    // Each fire's run and thread carry LangGraph's stamps, as a run created through the routes does.
+    const fireMetadata = cronFireMetadata({ stacks: options.stacks, ...(assistants ? { assistants } : {}) });
+    const cronScheduler = new CronScheduler({ crons: services.crons, runs, store: services.store, fireMetadata, log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`) });
     // Thread TTL: every worker sweeps; purges go through the run manager's deleteThread.
     retention = new ThreadRetention(
       { store: services.store, deleteThread: (threadId, o) => manager.deleteThread(threadId, o), log: (message, error) => context.log(`keel: ${message}${error === undefined ? "" : `: ${error instanceof Error ? error.message : String(error)}`}`) },
