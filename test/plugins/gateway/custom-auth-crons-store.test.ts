@@ -1,5 +1,5 @@
 /**
- * The custom auth handler on the crons and store routes (plugins/gateway/README.md,
+ * The custom auth handler on the crons and store routes (docs/http.md,
  * "Custom auth, CORS, retention"): LangGraph's `crons:*` and `store:*` events are asked,
  * a handler's metadata is stored on create, its filter hides crons (404 on update/delete,
  * left out of search and count), and a refused store action is a 403 (put, search,
