@@ -460,7 +460,7 @@ export const ERRORS = {
   },
   KEEL_ERR_HTTP_UNSUPPORTED_FIELD: {
     description: "A run request sets a LangGraph field to a value Keel does not support (400): `stream_subgraphs: true`, `feedback_keys`, `langsmith_tracer`, `durability: \"exit\"`, `checkpoint_during: false`, a `checkpoint_ns`, …; `pointer` names the field. Such a field is refused, never silently ignored.",
-    solve: "Drop the field or send a supported value (the gateway plugin's README lists each field and what Keel does with it).",
+    solve: "Drop the field or send a supported value (docs/http.md, \"Runs API\", lists each field and what Keel does with it).",
   },
   KEEL_ERR_HTTP_WEBHOOK_NOT_ALLOWED: {
     description: "A run request's `webhook` is not an absolute http(s) URL whose host the server allows (400, `pointer` `/webhook`): webhooks are off unless the server names allowed hosts (`keel serve --webhook-host HOST`), and a loopback address is refused unless it is named.",
@@ -484,7 +484,7 @@ export const ERRORS = {
   },
   KEEL_ERR_AUTH_HANDLER_INVALID: {
     description: "A custom auth handler is unusable: the module given to `keel serve --auth FILE[:EXPORT]` (or the `auth` port of a `--plugin`) exports neither a LangGraph `Auth` instance nor an object with an `authenticate(request)` function, or its `authenticate` returned neither a string nor an object with a string `identity` (500 for that request).",
-    solve: "Export `new Auth().authenticate(…)` from `@langchain/langgraph-sdk/auth`, or `{ authenticate(request) { return { identity, permissions } } }`; see the gateway plugin's README, \"Custom auth\".",
+    solve: "Export `new Auth().authenticate(…)` from `@langchain/langgraph-sdk/auth`, or `{ authenticate(request) { return { identity, permissions } } }`; see docs/http.md, \"Custom auth\".",
   },
   KEEL_ERR_SERVE_CONFIG: {
     description: "`keel serve` was started with an invalid combination of flags or environment (a non-loopback host without `KEEL_API_KEYS`, a malformed `KEEL_API_KEYS`, an unknown `--model` or `--db`).",

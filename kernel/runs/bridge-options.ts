@@ -1,7 +1,7 @@
 /** Options and publish rules that every StreamBridge implementation shares. */
 import { KeelError } from "../errors.js";
 
-/** 24 h: how long a run's events stay readable after its `end` (plugins/gateway/README.md). */
+/** 24 h: how long a run's events stay readable after its `end` (docs/http.md, "SSE"). */
 export const RETENTION_AFTER_END_MS = 24 * 60 * 60 * 1000;
 
 /** Schedules the drop of an ended run's log; injectable so tests need not wait a day. */

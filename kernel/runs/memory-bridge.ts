@@ -80,7 +80,7 @@ export const TRUNCATED_EVENT_CODE = "stream_event_truncated";
 /** Characters of the original JSON kept in a truncated event's `preview` (the marker stays under 1 KiB). */
 export const TRUNCATED_PREVIEW_CHARS = 256;
 
-/** The data stored instead of an event's data over `maxEventBytes` (plugins/gateway/README.md shows it). */
+/** The data stored instead of an event's data over `maxEventBytes` (docs/http.md, "SSE", shows it). */
 export interface TruncatedEventData {
   code: typeof TRUNCATED_EVENT_CODE;
   /** UTF-8 bytes of the original data as JSON. */

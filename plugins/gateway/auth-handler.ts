@@ -1,5 +1,5 @@
 /**
- * Custom authentication and authorization, the LangGraph way (plugins/gateway/README.md,
+ * Custom authentication and authorization, the LangGraph way (docs/http.md,
  * "Custom auth"): a handler authenticates each request (→ the user's identity and
  * permissions) and may authorize each action on a resource (`threads:create`,
  * `threads:read`, `store:put`, …), allowing it, refusing it, or narrowing it with a

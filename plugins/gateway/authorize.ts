@@ -1,7 +1,8 @@
 /**
  * The gateway's side of custom auth: authenticate a request with the handler (in the
  * `onRequest` hook) and authorize an action of a route (`ctx.authorize`). The hook points
- * routes call are documented in plugins/gateway/README.md, "Custom auth".
+ * routes call are documented in plugins/gateway/README.md, "Route modules: auth and TTL hook
+ * points"; how the handler is asked, in docs/http.md, "Custom auth".
  */
 import type { FastifyRequest } from "fastify";
 import { isKeelError } from "../../kernel/errors.js";

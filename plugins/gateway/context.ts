@@ -48,7 +48,7 @@ export interface GatewayContext {
   readonly webhooks?: WebhookSender;
   /**
    * Ask the server's custom auth handler (if any) about one action of a request
-   * (README, "Custom auth"): resolves with the decision (the value as the handler left
+   * (plugins/gateway/README.md, "Route modules: auth and TTL hook points"): resolves with the decision (the value as the handler left
    * it, its metadata filter) or throws the refusal (404 for an action on an existing
    * resource, 403 otherwise). Without a handler every action is allowed.
    */

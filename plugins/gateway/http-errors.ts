@@ -2,7 +2,7 @@ import type { FastifyError } from "fastify";
 import { isKeelError, type KeelErrorCode } from "../../kernel/errors.js";
 
 /**
- * The body of every error answer (plugins/gateway/README.md): Keel's `{ error, message,
+ * The body of every error answer (docs/http.md, "Errors"): Keel's `{ error, message,
  * pointer? }` plus `detail`, the same text as `message` (the field LangGraph's Python
  * server answers with, so clients written for it show the reason).
  */

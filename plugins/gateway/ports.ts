@@ -24,7 +24,7 @@ export interface GatewayDeps {
   bridge: StreamBridge;
   /** Crons (`/runs/crons`); without it those routes are not served and `/info` says `crons: false`. */
   crons?: CronStore;
-  /** The cron scheduler of this worker: each run it fires for a cron with a `webhook` is followed up (README, "Crons API"); absent: crons' webhooks are not sent. */
+  /** The cron scheduler of this worker: each run it fires for a cron with a `webhook` is followed up (docs/http.md, "Crons API"); absent: crons' webhooks are not sent. */
   cronFires?: CronFires;
   /**
    * The threads' LangGraph checkpoints (`createThreadCheckpoints`): state at a checkpoint,
@@ -38,6 +38,6 @@ export interface GatewayDeps {
   catalog?: StackCatalog;
   /** Long-term items behind `/store/*` (the `item-store` port); absent: kept in memory. */
   items?: ItemStore;
-  /** Thread TTL (README, "Custom auth, CORS, retention"): told of each created thread and each run; absent: threads never expire. */
+  /** Thread TTL (docs/http.md, "Thread TTL and retention"): told of each created thread and each run; absent: threads never expire. */
   retention?: ThreadRetention;
 }

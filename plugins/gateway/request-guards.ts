@@ -1,5 +1,5 @@
 /**
- * Checks on what a request carries before any route reads it (plugins/gateway/README.md,
+ * Checks on what a request carries before any route reads it (docs/http.md,
  * "Limits"): how deeply its JSON body nests, and — on a keyless loopback server — which
  * `Host` it names.
  */

@@ -6,7 +6,7 @@ import type { RunCreateBody } from "./schemas-runs.js";
 
 /**
  * What Keel does with each field of LangGraph's run-create payload that has no Keel
- * counterpart (plugins/gateway/README.md, "Runs API"): a value Keel cannot honour is a 400
+ * counterpart (docs/http.md, "Runs API"): a value Keel cannot honour is a 400
  * `KEEL_ERR_HTTP_UNSUPPORTED_FIELD` naming the field, never silently ignored. Values that
  * change nothing (`false`, `[]`, `null`, LangGraph's defaults) are accepted.
  */
@@ -24,7 +24,7 @@ export function refuseUnsupportedFields(body: RunCreateBody): void {
 }
 
 /**
- * A run's interrupt points (plugins/gateway/README.md, "Interrupts and resume"): the body's
+ * A run's interrupt points (docs/http.md, "Interrupts and resume"): the body's
  * `interrupt_before` / `interrupt_after`, else the same keys of its `config` (an
  * assistant's config lands there; the request's config wins over the assistant's).
  * `"*"` or a list of the loop's nodes (`agent`, `tools`); an empty list is none; an

@@ -17,7 +17,7 @@ export interface FollowUp {
  * After the run's `end` (the run manager's `join`): send its webhook and delete its
  * temporary thread. Done by the worker that admitted the run, in the background; it never
  * throws (failures are logged). A worker that dies before the run ends leaves both undone
- * (plugins/gateway/README.md, "Runs API").
+ * (docs/http.md, "Runs API").
  */
 export function followUpRun(ctx: GatewayContext, run: RunRecord, followUp: FollowUp, log: { warn(obj: object, msg: string): void }): void {
   if (!followUp.webhook && !followUp.deleteThread) return;

@@ -2,7 +2,7 @@ import Type, { type Static } from "typebox";
 import { Nullable } from "./schemas.js";
 
 /**
- * Request schemas of the assistants routes (plugins/gateway/README.md, "Assistants API").
+ * Request schemas of the assistants routes (docs/http.md, "Assistants API").
  * Objects stay open (unknown fields are ignored, as LangGraph does); the fields Keel uses
  * are checked strictly, and a mismatch is a 400 naming the JSON pointer.
  */

@@ -2,7 +2,7 @@ import Type, { type Static } from "typebox";
 import { Nullable, STREAM_MODES } from "./schemas.js";
 
 /**
- * Request schemas of the cron routes (plugins/gateway/README.md, "Crons API"). Open objects,
+ * Request schemas of the cron routes (docs/http.md, "Crons API"). Open objects,
  * as every route's: unknown fields are ignored. The fields `@langchain/langgraph-sdk`'s
  * crons client sends that Keel does not support are declared here and refused by the route
  * when set (`durability`, …), never silently ignored.

@@ -2,7 +2,7 @@ import Type, { type Static } from "typebox";
 import { Nullable, STREAM_MODES } from "./schemas.js";
 
 /**
- * Request schemas of the run routes (plugins/gateway/README.md, "Runs API"): every field of
+ * Request schemas of the run routes (docs/http.md, "Runs API"): every field of
  * LangGraph's run-create payload is named here. Objects stay open (unknown fields are
  * ignored); each known field is checked, and what Keel does not support is refused by
  * `refuseUnsupportedFields` (run-fields.ts) with the field's pointer — never ignored.

@@ -2,7 +2,7 @@ import Type, { type Static } from "typebox";
 import { Nullable, ThreadTtl } from "./schemas.js";
 
 /**
- * Request schemas of the thread routes (plugins/gateway/README.md, "Threads API"). As in
+ * Request schemas of the thread routes (docs/http.md, "Threads API"). As in
  * schemas.ts, objects stay open (the SDK sends fields Keel does not read: `ttl`,
  * `extract`, `select` on state reads), and the fields Keel reads are checked strictly:
  * a mismatch is a 400 naming the JSON pointer.

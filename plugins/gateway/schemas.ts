@@ -2,7 +2,7 @@ import Type, { type Static } from "typebox";
 import { HttpError } from "./http-errors.js";
 
 /**
- * Request schemas of the routes (plugins/gateway/README.md). Objects stay open: unknown fields
+ * Request schemas of the routes (docs/http.md). Objects stay open: unknown fields
  * are ignored, because `@langchain/langgraph-sdk` may send fields Keel does not know. Fields
  * Keel knows are checked strictly, and a mismatch is a 400 naming the JSON pointer (the run
  * routes' full body, every LangGraph field decided, is in schemas-runs.ts).

@@ -39,9 +39,9 @@ export interface GatewayOptions {
   deps: GatewayDeps;
   /** API keys; none: every request is the local user (bind loopback only, see `keel serve`). */
   apiKeys?: ApiKeys;
-  /** A custom auth handler (README, "Custom auth"), instead of API keys: it names each request's user and authorizes actions. */
+  /** A custom auth handler (docs/http.md, "Custom auth"), instead of API keys: it names each request's user and authorizes actions. */
   auth?: AuthHandler;
-  /** CORS for browser clients on other origins (README, "Custom auth, CORS, retention"); off without. */
+  /** CORS for browser clients on other origins (docs/http.md, "CORS"); off without. */
   cors?: CorsOptions;
   /** Stack names served as assistants. */
   stacks: readonly string[];

@@ -2,13 +2,14 @@
  * The same custom auth handler (test/e2e/fixtures/auth-handler.mjs, a LangGraph `Auth`
  * instance) loaded by both servers — `keel serve --auth FILE:auth` and
  * `@langchain/langgraph-api`'s `auth.path` — and the same requests sent to both: statuses,
- * and answers masked as in differential.test.ts, may differ only as DIFFERENCES.md says.
+ * and answers masked as in differential.test.ts, may differ only as docs/http.md's differences table says.
  * Its own file: the LangGraph server keeps its auth handler in a module-level global.
  */
 import { fileURLToPath } from "node:url";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { diff, judge, mask, type ExpectedDifference } from "./compare.js";
+import { differenceIds } from "./differences-table.js";
 import { startServers, type Servers } from "./servers.js";
 
 const AUTH = `${fileURLToPath(new URL("../e2e/fixtures/auth-handler.mjs", import.meta.url))}:auth`;
@@ -19,6 +20,7 @@ describe("differential with a custom auth handler", () => {
   const as = (url: string, token?: string) => new Client({ apiUrl: url, callerOptions: { maxRetries: 0 }, ...(token ? { defaultHeaders: { authorization: `Bearer ${token}` } } : {}) });
   const statusOf = async (call: Promise<unknown>) => call.then(() => 200, (error: { status?: number }) => error.status);
   const compare = (keel: unknown, langgraph: unknown, expected: ExpectedDifference[]) => {
+    expect(expected.map((e) => e.id).filter((id) => !differenceIds().includes(id))).toEqual([]);
     const verdict = judge(diff(mask(keel), mask(langgraph)), expected);
     expect({ unexpected: verdict.unexpected, stale: verdict.stale }).toEqual({ unexpected: [], stale: [] });
   };

@@ -1,6 +1,6 @@
 /**
  * The differential cases: one SDK call each, sent to both servers; `expect` lists the
- * differences the call shows, each by pointer and DIFFERENCES.md id. Adding a case is one
+ * differences the call shows, each by pointer and differences-table id (docs/http.md). Adding a case is one
  * line: `call("name", (c, s) => c.some.method(s.threadId), [["/pointer", "D7"]])`.
  */
 import type { Client } from "@langchain/langgraph-sdk";

@@ -3,8 +3,8 @@
  * ids and timestamps are masked, then the two JSON values are walked together and every
  * difference is reported with its JSON pointer — a key only one side has, a different
  * type, or a different value. A case lists the differences it expects, each with the id of
- * its entry in DIFFERENCES.md; anything else fails the case, and so does an expected
- * difference that no longer occurs (so DIFFERENCES.md stays true).
+ * its row in docs/http.md's differences table; anything else fails the case, and so does an expected
+ * difference that no longer occurs (so the table stays true).
  */
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -68,7 +68,7 @@ export function diff(keel: unknown, langgraph: unknown, pointer = ""): Differenc
 
 /**
  * An expected difference: a pointer pattern (`*` matches one segment, a trailing `/**` any
- * number of segments below) and the DIFFERENCES.md id that explains it. A difference under
+ * number of segments below) and the id of the differences row that explains it. A difference under
  * a matched pointer is covered, so one entry can stand for a whole subtree (e.g. `/outcome`).
  */
 export interface ExpectedDifference {
@@ -88,7 +88,7 @@ function matches(pattern: string, pointer: string): boolean {
 export interface Verdict {
   /** Differences no expectation covers. */
   unexpected: Difference[];
-  /** Expectations no difference matched (the difference is gone: update DIFFERENCES.md and the case). */
+  /** Expectations no difference matched (the difference is gone: update the row in docs/http.md and the case). */
   stale: ExpectedDifference[];
 }
 

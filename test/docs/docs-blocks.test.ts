@@ -4,7 +4,7 @@
  * assumes on a `// given: a, b` line, and imports of the reader's own files — relative paths —
  * stand for values of any type); every `keel …` command in a `sh` block must name a command
  * and flags the CLI has (parsed with the CLI's own flag table); `json` blocks parse.
- * docs/plugins.md and docs/langchain.md (and the README's LangChain section) have their own,
+ * docs/plugins.md and docs/langchain.md have their own,
  * stricter tests that also run their blocks.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -26,15 +26,6 @@ function documents(): Array<{ path: string; text: string }> {
     .filter((name) => name.endsWith(".md"))
     .map((name) => `docs/${name}`);
   return ["README.md", ...docs].map((path) => ({ path, text: readFileSync(join(ROOT, path), "utf8") }));
-}
-
-/** The README without its LangChain section (test/docs/langchain-guide.test.ts runs that one). */
-function withoutLangChainSection(path: string, text: string): string {
-  if (path !== "README.md") return text;
-  const start = text.indexOf("\n## LangChain");
-  if (start < 0) return text;
-  const end = text.indexOf("\n## ", start + 1);
-  return text.slice(0, start) + "\n".repeat(text.slice(start, end < 0 ? undefined : end).split("\n").length - 1) + (end < 0 ? "" : text.slice(end));
 }
 
 /** A `ts` block as a module: `// given:` names and relative imports become `any` values. */
@@ -100,7 +91,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("code blocks in docs/ and the README", () => {
   const docs = documents();
-  const blocks: Array<Block & { path: string }> = docs.flatMap(({ path, text }) => codeBlocks(withoutLangChainSection(path, text)).map((b) => ({ ...b, path })));
+  const blocks: Array<Block & { path: string }> = docs.flatMap(({ path, text }) => codeBlocks(text).map((b) => ({ ...b, path })));
 
   it("every block has a language this test knows", () => {
     expect(docs.flatMap(({ path, text }) => unlabelledFences(text).map((line) => `${path}:${line}`))).toEqual([]);

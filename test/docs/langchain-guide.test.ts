@@ -1,6 +1,6 @@
 /**
- * docs/langchain.md's code blocks and the README's LangChain section are checked: `ts`
- * blocks are type-checked with `tsc` against the built package (imports of `keel` resolve to
+ * docs/langchain.md's code blocks are checked, its side-by-side section ("The same agent with
+ * `createAgent` and with Keel") among them: `ts` blocks are type-checked with `tsc` against the built package (imports of `keel` resolve to
  * `dist/` by the package's own name), `mjs` blocks are run with node.
  */
 import { execFileSync } from "node:child_process";
@@ -13,33 +13,33 @@ import { typecheckFiles } from "./typecheck-blocks.js";
 
 const ROOT = packageRoot();
 const GUIDE = readFileSync(join(ROOT, "docs", "langchain.md"), "utf8");
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
 
-/** The README's section on LangChain: from its heading to the next `## `. */
-function readmeSection(): string {
-  const start = README.indexOf("\n## LangChain");
+/** The guide's side-by-side section: from its heading to the next `## `. */
+function sideBySideSection(): string {
+  const start = GUIDE.indexOf("\n## The same agent with `createAgent` and with Keel");
   if (start < 0) return "";
-  const end = README.indexOf("\n## ", start + 1);
-  return README.slice(start, end < 0 ? undefined : end);
+  const end = GUIDE.indexOf("\n## ", start + 1);
+  return GUIDE.slice(start, end < 0 ? undefined : end);
 }
 
 const dir = join(ROOT, ".scratch", `langchain-guide-${process.pid}`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("docs/langchain.md and the README's LangChain section", () => {
+describe("docs/langchain.md", () => {
   const guide = codeBlocks(GUIDE);
-  const readme = codeBlocks(readmeSection());
+  const sideBySide = codeBlocks(sideBySideSection());
 
   it("have the blocks this test checks", () => {
     expect(guide.filter((b) => b.lang === "ts").length).toBeGreaterThanOrEqual(2);
     expect(guide.filter((b) => b.lang === "mjs").length).toBeGreaterThanOrEqual(1);
-    expect(readme.filter((b) => b.lang === "ts").length).toBeGreaterThanOrEqual(2);
-    expect([...guide, ...readme].filter((b) => !["ts", "mjs", "sh", "text"].includes(b.lang))).toEqual([]);
+    expect(sideBySide.filter((b) => b.lang === "ts").length).toBeGreaterThanOrEqual(2);
+    expect(guide.filter((b) => !["ts", "mjs", "sh", "text"].includes(b.lang))).toEqual([]);
   });
 
   it("ts blocks type-check against the package (tsc --noEmit, strict)", () => {
     mkdirSync(dir, { recursive: true });
-    const files = [...guide.map((b) => ({ ...b, from: "guide" })), ...readme.map((b) => ({ ...b, from: "readme" }))]
+    const files = guide
+      .map((b) => ({ ...b, from: "guide" }))
       .filter((b) => b.lang === "ts")
       .map((b) => {
         const file = `${b.from}-${b.line}.ts`;

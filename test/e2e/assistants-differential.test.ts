@@ -13,7 +13,7 @@ import { startAssistantsServer, type AssistantsServer } from "../plugins/gateway
  * The same SDK assistants calls against `@langchain/langgraph-api` 1.5.1 (its in-memory
  * server, graph `bench`) and against Keel (stack `lead`); answers compared with ids,
  * timestamps and the graph name masked. Every intended difference is listed in the
- * gateway's README ("Assistants API") and asserted here as such.
+ * docs/http.md ("Assistants API") and asserted here as such.
  */
 const ENTRY = join(packageRoot(), "dist", "tools", "bench", "langgraph-server.js");
 

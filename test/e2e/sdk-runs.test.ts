@@ -6,7 +6,7 @@ import { FIXTURES, startServe, tempDir, type ServeProcess } from "./serve-proces
 import { startWebhookReceiver } from "../plugins/gateway/runs-api-harness.js";
 
 /**
- * The Runs API (plugins/gateway/README.md, "Runs API") against a real `keel serve` on
+ * The Runs API (docs/http.md, "Runs API") against a real `keel serve` on
  * SQLite with a scripted model, through `@langchain/langgraph-sdk`'s Client: threadless
  * runs, batches, `config.recursion_limit` as the turn cap, `after_seconds` with
  * `cancelMany`, `runs.delete`, and a webhook to a real local server (`--webhook-host`).

@@ -7,7 +7,7 @@ import { FIXTURES, startServe, tempDir, type ServeProcess } from "./serve-proces
 const contents = (values: unknown) => ((values as { messages?: { content: unknown }[] }).messages ?? []).map((m) => m.content);
 
 /**
- * The threads API of a real `keel serve` process on SQLite (plugins/gateway/README.md,
+ * The threads API of a real `keel serve` process on SQLite (docs/http.md,
  * "Threads API"), through `@langchain/langgraph-sdk`'s Client: supersteps, state and
  * history on the store-sql checkpointer, a state update and a refused write to a
  * runtime-owned channel, copy, prune, search and count. Every method on every backend:

@@ -1,7 +1,7 @@
 /**
  * `keel serve --auth FILE:EXPORT --cors ORIGIN --thread-ttl N` as a real process on SQLite,
- * driven by `@langchain/langgraph-sdk` (plugins/gateway/README.md, "Custom auth, CORS,
- * retention"): the handler names the users, its refusals and 401s come back coded, CORS
+ * driven by `@langchain/langgraph-sdk` (docs/http.md, "Auth", "CORS",
+ * "Thread TTL and retention"): the handler names the users, its refusals and 401s come back coded, CORS
  * answers a browser's preflight, threads get their expiry, the v2 thread protocol is a 501.
  */
 import { rmSync, writeFileSync } from "node:fs";

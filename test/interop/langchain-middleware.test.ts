@@ -165,7 +165,7 @@ describe("fromLangChainMiddleware in stacks", () => {
     expect(compose(placed.stack, { plugins: placed.plugins }).hooks.afterModel[0]).toBe("tool-call-limit");
   });
 
-  it("the README's pair (piiMiddleware and toolCallLimitMiddleware) composes and runs: the input is redacted, the limit stops the run", async () => {
+  it("docs/langchain.md's side-by-side pair (piiMiddleware and toolCallLimitMiddleware) composes and runs: the input is redacted, the limit stops the run", async () => {
     const plugins = [
       fromLangChainMiddleware(piiMiddleware("email", { strategy: "redact" }), { name: "pii-email", hooks: { beforeModel: { mutates: ["messages"] } } }),
       fromLangChainMiddleware(toolCallLimitMiddleware({ runLimit: 1, exitBehavior: "end" }), { name: "tool-call-limit", hooks: { afterModel: { observes: ["messages"], mutates: ["messages"] } } }),

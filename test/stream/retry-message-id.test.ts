@@ -1,7 +1,7 @@
 /**
  * A model call retried after some of its tokens were streamed: the retried attempt streams
  * under a new message id, and only that id reaches the state — a client tells the first
- * attempt's chunks were discarded (plugins/gateway/README.md, "Stream modes").
+ * attempt's chunks were discarded (docs/http.md, "Stream modes").
  */
 import { describe, expect, it } from "vitest";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";

@@ -26,7 +26,7 @@ import { assistantToWire, assistantVersionToWire } from "../wire-records.js";
 import type { GatewayApp, GatewayContext } from "../context.js";
 
 /**
- * Assistants (plugins/gateway/README.md, "Assistants API"): every served stack is a system
+ * Assistants (docs/http.md, "Assistants API"): every served stack is a system
  * assistant (read-only); a user assistant is a stack plus options, versioned, visible
  * only to its creator.
  */

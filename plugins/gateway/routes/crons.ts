@@ -27,7 +27,7 @@ const SORT_FIELDS: Record<(typeof CRON_SORT_BY)[number], CronSortField> = {
 };
 
 /**
- * Crons (LangGraph's `/runs/crons` API; plugins/gateway/README.md, "Crons API"): each is
+ * Crons (LangGraph's `/runs/crons` API; docs/http.md, "Crons API"): each is
  * owned by its creator (another user's cron is a 404), and the run service's cron scheduler
  * fires it (kernel/runs/cron-scheduler.ts). Registered only when the host gives a cron store.
  */

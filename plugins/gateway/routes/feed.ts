@@ -36,7 +36,7 @@ interface FeedFilter {
 }
 
 /**
- * `GET /keel/feed` (README, "Run-status feed"): the caller's runs as Server-Sent Events —
+ * `GET /keel/feed` (docs/http.md, "Run-status feed"): the caller's runs as Server-Sent Events —
  * a `snapshot` of the recent ones, then a `run` event for every change of one of them,
  * from any worker (the summaries come through the stream bridge's feed log). It never
  * ends; a client that reconnects gets a new `snapshot` (no `Last-Event-ID` replay).

@@ -18,7 +18,7 @@ import type { StateUpdate } from "../thread-checkpoints.js";
 import { assertNoActiveRun, checkedValues, checkpointReader, threadStack, threadStateView } from "../thread-state.js";
 import { authorizedThread, type GatewayApp, type GatewayContext } from "../context.js";
 
-/** A thread's state and history: read at the head or a checkpoint, written as a node would (plugins/gateway/README.md, "Threads API"). */
+/** A thread's state and history: read at the head or a checkpoint, written as a node would (docs/http.md, "Threads API"). */
 export function registerThreadStateRoutes(app: GatewayApp, ctx: GatewayContext): void {
   app.get("/threads/:tid/state", { schema: { params: ThreadParams, querystring: StateQuery } }, async (request) => {
     const thread = await authorizedThread(ctx, request, "read", request.params.tid);

@@ -12,7 +12,7 @@ import { equalityFilters } from "../auth-handler.js";
 /** How many threads a `values` filter reads per page while it scans the caller's threads. */
 const VALUES_SCAN_PAGE = 200;
 
-/** Threads: created by a user, visible only to that user (plugins/gateway/README.md, "Threads API"). */
+/** Threads: created by a user, visible only to that user (docs/http.md, "Threads API"). */
 export function registerThreadRoutes(app: GatewayApp, ctx: GatewayContext): void {
   const { store, runs } = ctx.deps;
 

@@ -19,9 +19,9 @@ describe("keel serve configuration a user can find", () => {
     expect(stdout).toMatch(/maxRetries: 0/);
   });
 
-  it("the README's `keel serve` section lists them too", () => {
-    const readme = readFileSync(join(packageRoot(), "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("### `keel serve` with a real model"));
+  it("docs/commands.md's `keel serve` section lists them too", () => {
+    const readme = readFileSync(join(packageRoot(), "docs", "commands.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## `keel serve` with a real model"));
     expect(section.length).toBeLessThan(readme.length);
     for (const name of CONFIGURATION) expect(section.slice(0, 2000)).toContain(`\`${name}`);
   });

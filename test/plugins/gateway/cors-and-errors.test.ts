@@ -1,5 +1,5 @@
 /**
- * The rest of a server (plugins/gateway/README.md, "Custom auth, CORS, retention"): CORS
+ * The rest of a server (docs/http.md, "CORS" and "Errors"): CORS
  * off by default and configurable, `detail` (= message) on every error body, and the
  * SDK's v2 thread protocol answered 501 with a stable code.
  */

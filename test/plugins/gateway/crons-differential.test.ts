@@ -3,7 +3,7 @@
  * in-memory server `langgraph dev` runs, started from tools/bench/langgraph-server.ts) and
  * against Keel, with the same SDK calls: LangGraph's OSS server has no crons (`/info` says
  * `crons: false`; its routes answer a validation 400 (create), 500 "Not implemented" (search, delete) or 404 (count, update)), Keel
- * serves every method. This is the intended difference listed in plugins/gateway/README.md,
+ * serves every method. This is the intended difference listed in docs/http.md,
  * "Crons API"; the shape Keel answers is the Agent Server API reference's Cron.
  */
 import { spawn, type ChildProcess } from "node:child_process";

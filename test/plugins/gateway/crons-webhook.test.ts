@@ -1,5 +1,5 @@
 /**
- * Crons' `webhook` (plugins/gateway/README.md, "Crons API"): each fire's run is POSTed to a
+ * Crons' `webhook` (docs/http.md, "Crons API"): each fire's run is POSTed to a
  * real local HTTP server once it ended, as a run's webhook (same allowlist, retries and
  * payload); the URL is checked at create and update; a stateless fire's thread is deleted
  * only after its values were read for the webhook.

@@ -1,6 +1,6 @@
 /**
  * The crons API driven through `@langchain/langgraph-sdk`'s `client.crons` against an
- * in-process gateway (plugins/gateway/README.md, "Crons API"): one test per client method
+ * in-process gateway (docs/http.md, "Crons API"): one test per client method
  * and per parameter it sends, ownership (another user's cron is a 404), refused input (400
  * with a code and the pointer), and fires of the cron scheduler on an injected clock seen
  * through the SDK.

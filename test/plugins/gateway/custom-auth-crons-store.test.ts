@@ -1,6 +1,6 @@
 /**
- * The custom auth handler on the crons and store routes (plugins/gateway/README.md,
- * "Custom auth, CORS, retention"): LangGraph's `crons:*` and `store:*` events are asked,
+ * The custom auth handler on the crons and store routes (docs/http.md,
+ * "Custom auth (the LangGraph way)"): LangGraph's `crons:*` and `store:*` events are asked,
  * a handler's metadata is stored on create, its filter hides crons (404 on update/delete,
  * left out of search and count), and a refused store action is a 403 (put, search,
  * namespaces) or a 404 (get, delete).

@@ -1,5 +1,5 @@
 /**
- * Custom auth the LangGraph way (plugins/gateway/README.md, "Custom auth, CORS, retention"):
+ * Custom auth the LangGraph way (docs/http.md, "Custom auth (the LangGraph way)"):
  * a LangGraph `Auth` instance (or a plain `{ authenticate, authorize }`) names each request's
  * user and authorizes each action; Keel's ownership still holds on top, and a refused or
  * filtered-out action on an existing resource is the same 404 as another user's.

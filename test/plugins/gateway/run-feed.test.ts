@@ -1,5 +1,5 @@
 /**
- * `GET /keel/feed` (plugins/gateway/README.md, "Run-status feed"): a `snapshot` of the
+ * `GET /keel/feed` (docs/http.md, "Run-status feed"): a `snapshot` of the
  * caller's recent runs, then a `run` summary at every change of one of them — from this
  * worker or another one on the same bridge — and never another user's run.
  */

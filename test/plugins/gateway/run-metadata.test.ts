@@ -1,5 +1,5 @@
 /**
- * LangGraph's metadata stamps at a run's admission (plugins/gateway/README.md, "Run
+ * LangGraph's metadata stamps at a run's admission (docs/http.md, "Run
  * metadata"; plugins/gateway/run-metadata.ts), through `@langchain/langgraph-sdk` against a
  * gateway on the real run service and agent loop, on memory, SQLite and PostgreSQL (skipped
  * locally with a printed reason when KEEL_TEST_PG_URL does not answer; never under CI=true):

@@ -1,5 +1,5 @@
 /**
- * The Runs API (plugins/gateway/README.md, "Runs API") driven through
+ * The Runs API (docs/http.md, "Runs API") driven through
  * `@langchain/langgraph-sdk`'s Client against a listening gateway on the scripted executor
  * (harness.ts) and a manual clock: one test per SDK method and per documented parameter.
  */

@@ -2,7 +2,7 @@
  * The same `client.runs` calls against Keel's gateway and LangGraph's JS Agent Server
  * (`@langchain/langgraph-api` 1.5.1, in a child process: dist/tools/bench/langgraph-server.js
  * with its one-node graph `bench`), answers compared with ids and timestamps masked. Every
- * intended difference is listed in plugins/gateway/README.md ("Runs API").
+ * intended difference is listed in docs/http.md ("Runs API").
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";

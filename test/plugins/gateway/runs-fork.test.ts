@@ -1,6 +1,6 @@
 /**
  * A run from an earlier checkpoint (`checkpoint_id` / `checkpoint`: a fork) through the SDK,
- * on a real kernel runtime with a checkpointer (plugins/gateway/README.md, "Runs API").
+ * on a real kernel runtime with a checkpointer (docs/http.md, "Runs API").
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";

@@ -1,5 +1,5 @@
 /**
- * Runs' `webhook` (plugins/gateway/README.md, "Runs API"): the finished run POSTed to a
+ * Runs' `webhook` (docs/http.md, "Runs API"): the finished run POSTed to a
  * real local HTTP server, retries and the per-attempt timeout, and the host allowlist
  * (loopback refused unless named).
  */

@@ -2,7 +2,7 @@
  * The store API next to LangGraph's own JS server (`@langchain/langgraph-api` 1.5.1, the
  * benchmark's child process from dist/tools/bench): the same SDK calls go to both, and the
  * answers are compared with timestamps masked. The intended differences are asserted as
- * such (the gateway README's store section lists them).
+ * such (docs/http.md, "Store API", lists them).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";

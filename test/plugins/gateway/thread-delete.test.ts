@@ -1,5 +1,5 @@
 /**
- * `DELETE /threads/:tid` purges (plugins/gateway/README.md, root README's HTTP section):
+ * `DELETE /threads/:tid` purges (docs/http.md, "Guarantees"):
  * reads answer 404 at once, new runs are refused, active runs are cancelled and the answer
  * comes once they ended (204; 202 after `deleteWaitMs` with the purge finishing in the
  * background); a thread re-created with the same id starts empty. Creating an existing id

@@ -1,5 +1,5 @@
 /**
- * The gateway's side of thread TTL (plugins/gateway/README.md, "Custom auth, CORS,
+ * The gateway's side of thread TTL (docs/http.md, "Thread TTL and
  * retention"): `POST /threads` gives the thread its expiry (the body's `ttl` minutes, else
  * the server's default), and a run admitted on it pushes the expiry. Injected clock.
  */

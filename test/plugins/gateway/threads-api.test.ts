@@ -7,7 +7,7 @@ import { startThreadsServer, type Backend, type ThreadsServer } from "./threads-
 import { until } from "./harness.js";
 
 /**
- * The threads API (plugins/gateway/README.md, "Threads API") driven through
+ * The threads API (docs/http.md, "Threads API") driven through
  * `@langchain/langgraph-sdk`'s Client against a gateway on the real run service and agent
  * loop, on memory, SQLite and PostgreSQL (skipped locally with a printed reason when
  * KEEL_TEST_PG_URL does not answer; never under CI=true).

@@ -12,7 +12,7 @@ import { startThreadsServer, type ThreadsServer } from "./threads-api-server.js"
  * The same SDK calls against LangGraph's own server (`@langchain/langgraph-api` 1.5.1 in a
  * child process, a graph of the agent loop's shape: `messages`, nodes `agent` and `tools`)
  * and against Keel's gateway; the answers are compared with ids and timestamps masked.
- * Every intended difference is listed here and in plugins/gateway/README.md ("Threads API").
+ * Every intended difference is listed here and in docs/http.md ("Threads API").
  */
 const INTENDED = {
   /** Keel's Thread has these fields LangGraph's JS server does not write, and lacks `config` (threads have no config in Keel). */

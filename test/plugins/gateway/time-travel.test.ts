@@ -1,5 +1,5 @@
 /**
- * Time travel through the SDK (plugins/gateway/README.md, "Time travel"): a scripted run
+ * Time travel through the SDK (docs/http.md, "Time travel"): a scripted run
  * with a tool call (`write_file`), its history, an update at the checkpoint before the tool
  * ran (a fork, as `tools` and as `agent`), runs continuing the fork (from the head and from
  * `checkpoint_id`), the old branch still in the history, and what a fork says about the
