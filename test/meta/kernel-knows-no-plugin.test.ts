@@ -23,6 +23,7 @@ const ALLOWED: ReadonlyArray<{ file: string; literal: string; why: string }> = [
   { file: "kernel/channels/kernel-channels.ts", literal: "subagents", why: "a status@2 limit type (`limit.type`), not the plugin" },
   { file: "kernel/loop/status.ts", literal: "subagents", why: "a status@2 limit type (`limit.type`), not the plugin" },
   { file: "kernel/runs/run-feed.ts", literal: "subagents", why: "a run-status feed activity kind (`activity.kind`, `activity.subagents`), not the plugin" },
+  { file: "kernel/runs/run-summary.ts", literal: "subagents", why: "a run-status feed activity kind (`activity.kind`, `activity.subagents`), not the plugin" },
 ];
 
 const plugins = [...BUILTIN_PLUGINS, ...SERVICE_PLUGINS];
