@@ -24,11 +24,12 @@ export interface DifferentialCase {
 
 export const INPUT = { messages: [{ role: "user", content: "Read the README." }] };
 
-const cases: DifferentialCase[] = [];
-/** Register a case: its name, the call, and its expected differences as `[pointer, id]` pairs. */
-export function call(name: string, run: DifferentialCase["run"], expected: [pointer: string, id: string][] = []): void {
-  cases.push({ name, run, expect: expected.map(([pointer, id]) => ({ pointer, id })) });
+/** A case list and the function that registers a case in it: its name, the call, and its expected differences as `[pointer, id]` pairs. */
+export function caseList(): { cases: DifferentialCase[]; call(name: string, run: DifferentialCase["run"], expected?: [pointer: string, id: string][]): void } {
+  const cases: DifferentialCase[] = [];
+  return { cases, call: (name, run, expected = []) => void cases.push({ name, run, expect: expected.map(([pointer, id]) => ({ pointer, id })) }) };
 }
+const { cases, call } = caseList();
 
 /** An HTTP error as `{ status, body }` (the SDK's error keeps no body). */
 async function failure(url: string, path: string, init: RequestInit = {}): Promise<unknown> {
@@ -43,12 +44,12 @@ async function failure(url: string, path: string, init: RequestInit = {}): Promi
   return { status: response.status, body };
 }
 
-type Expected = [pointer: string, id: string][];
+export type Expected = [pointer: string, id: string][];
 
 /** Keel's runtime channels beside `messages` in a thread's values (D5). */
 const KEEL_CHANNELS = ["stopReasons", "usage", "runMeta", "bashRuns", "receipts", "receiptCounts", "receiptIndex", "receiptRun", "toolProgress", "delegations", "leases", "loop", "budget"];
 /** A thread's values after the scripted run: Keel's channels (D5) and what each side puts on messages (D6). */
-const values = (at: string): Expected => [
+export const values = (at: string): Expected => [
   ...KEEL_CHANNELS.map((channel): [string, string] => [`${at}/${channel}`, "D5"]),
   [`${at}/messages/*/tool_calls/*/type`, "D6"],
   [`${at}/messages/*/response_metadata/finish_reason`, "D6"],
@@ -131,7 +132,7 @@ async function streamed(c: Client, streamMode: string[]): Promise<unknown> {
   return parts;
 }
 /** Keel's stream: `metadata` names the thread too (S1) and `end` closes it (S2). */
-const streamFrame = (endAt: number, at = ""): Expected => [[`${at}/0/data/thread_id`, "S1"], [`${at}/${endAt}`, "S2"]];
+export const streamFrame = (endAt: number, at = ""): Expected => [[`${at}/0/data/thread_id`, "S1"], [`${at}/${endAt}`, "S2"]];
 call("runs.stream values", (c) => streamed(c, ["values"]), [...streamFrame(5), ...values("/*/data")]);
 /** What each node's update carries besides LangGraph's: the agent's and the tools step's Keel channels (D5), message fields (D6). */
 const nodeUpdates = (at = "/*/data", nodes: Array<"agent" | "tools"> = ["agent", "tools"]): Expected => [
@@ -183,9 +184,9 @@ async function pausedAndResumed(c: Client, resume: Record<string, unknown>): Pro
   return { paused, status: thread.status, interrupts: Object.values(thread.interrupts ?? {}), next: state.next, tasks: state.tasks, resumed, final: { status: after.status, values: after.values } };
 }
 /** Values before any tool ran: no tool message, no tool progress yet (D5, D6). */
-const valuesBeforeTools = (at: string): Expected => values(at).filter(([pointer]) => !pointer.endsWith("/toolProgress") && !pointer.endsWith("/messages/*/metadata"));
+export const valuesBeforeTools = (at: string): Expected => values(at).filter(([pointer]) => !pointer.endsWith("/toolProgress") && !pointer.endsWith("/messages/*/metadata"));
 /** The input's values: no model message yet either. */
-const inputValues = (at: string): Expected => valuesBeforeTools(at).filter(([pointer]) => !pointer.includes("/messages/") && !["/receiptRun", "/loop", "/budget"].some((c) => pointer.endsWith(c)));
+export const inputValues = (at: string): Expected => valuesBeforeTools(at).filter(([pointer]) => !pointer.includes("/messages/") && !["/receiptRun", "/loop", "/budget"].some((c) => pointer.endsWith(c)));
 const pauseAndResume: Expected = [
   // the paused run: metadata, values (input), updates (agent), values, updates and values `__interrupt__`, then Keel's end
   ...streamFrame(6, "/paused"), ...inputValues("/paused/1/data"), ...nodeUpdates("/paused/2/data", ["agent"]), ...valuesBeforeTools("/paused/3/data"),
