@@ -8,6 +8,7 @@ import { benchLoop } from "./loop.bench.js";
 import { benchMemory } from "./memory.bench.js";
 import { benchSizes } from "./sizes.bench.js";
 import { benchStream } from "./stream.bench.js";
+import { benchStreamModes } from "./stream-modes.bench.js";
 
 /** `npm run bench`: every figure is a ratio against a baseline measured in the same run. */
 const suites: Record<string, () => Promise<string[]>> = {
@@ -16,6 +17,7 @@ const suites: Record<string, () => Promise<string[]>> = {
   http: benchHttp,
   admission: benchAdmission,
   stream: benchStream,
+  "stream-modes": benchStreamModes,
   checkpoint: () => benchCheckpoint(),
   sizes: benchSizes,
   memory: benchMemory,
