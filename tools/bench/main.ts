@@ -6,6 +6,7 @@ import { benchCompose } from "./compose.bench.js";
 import { benchHttp } from "./http.bench.js";
 import { benchLoop } from "./loop.bench.js";
 import { benchMemory } from "./memory.bench.js";
+import { benchPage } from "./page.bench.js";
 import { benchSizes } from "./sizes.bench.js";
 import { benchStream } from "./stream.bench.js";
 import { benchStreamModes } from "./stream-modes.bench.js";
@@ -21,6 +22,7 @@ const suites: Record<string, () => Promise<string[]>> = {
   checkpoint: () => benchCheckpoint(),
   sizes: benchSizes,
   memory: benchMemory,
+  page: benchPage,
 };
 const only = process.argv.slice(2);
 const started = performance.now();
