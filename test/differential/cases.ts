@@ -135,7 +135,7 @@ async function streamed(c: Client, streamMode: string[]): Promise<unknown> {
 export const streamFrame = (endAt: number, at = ""): Expected => [[`${at}/0/data/thread_id`, "S1"], [`${at}/${endAt}`, "S2"]];
 call("runs.stream values", (c) => streamed(c, ["values"]), [...streamFrame(5), ...values("/*/data")]);
 /** What each node's update carries besides LangGraph's: the agent's and the tools step's Keel channels (D5), message fields (D6). */
-const nodeUpdates = (at = "/*/data", nodes: Array<"agent" | "tools"> = ["agent", "tools"]): Expected => [
+export const nodeUpdates = (at = "/*/data", nodes: Array<"agent" | "tools"> = ["agent", "tools"]): Expected => [
   ...(nodes.includes("agent") ? ([
     ...["budget", "loop", "receiptRun", "usage"].map((channel): [string, string] => [`${at}/agent/${channel}`, "D5"]),
     [`${at}/agent/messages/*/tool_calls/*/type`, "D6"],
@@ -167,18 +167,18 @@ call("runs.stream checkpoints", (c) => streamed(c, ["checkpoints"]), [...streamF
 
 // --- interrupts: a static pause before the tools step, then a resume (a `command` or `input: null`)
 /** One `runs.stream` of `values` and `updates` on `threadId` with `payload`: every part, without the SSE ids. */
-async function streamOn(c: Client, threadId: string, payload: Record<string, unknown>): Promise<Array<{ event: string; data: unknown }>> {
+async function streamOn(c: Client, threadId: string, assistantId: string, payload: Record<string, unknown>): Promise<Array<{ event: string; data: unknown }>> {
   const parts: Array<{ event: string; data: unknown }> = [];
-  for await (const part of c.runs.stream(threadId, "lead", { streamMode: ["values", "updates"], ...payload } as never)) parts.push({ event: part.event, data: part.data });
+  for await (const part of c.runs.stream(threadId, assistantId, { streamMode: ["values", "updates"], ...payload } as never)) parts.push({ event: part.event, data: part.data });
   return parts;
 }
-/** Pause before `tools`, read the paused thread, resume with `resume`, read the thread at the end. */
-async function pausedAndResumed(c: Client, resume: Record<string, unknown>): Promise<unknown> {
+/** Start a run with `start` (it pauses), read the paused thread, resume with `resume`, read the thread at the end. */
+export async function pausedAndResumed(c: Client, resume: Record<string, unknown>, start: Record<string, unknown> = { input: INPUT, interruptBefore: ["tools"] }, assistantId = "lead"): Promise<unknown> {
   const { thread_id } = await c.threads.create();
-  const paused = await streamOn(c, thread_id, { input: INPUT, interruptBefore: ["tools"] });
+  const paused = await streamOn(c, thread_id, assistantId, start);
   const thread = await c.threads.get(thread_id);
   const state = await c.threads.getState(thread_id);
-  const resumed = await streamOn(c, thread_id, resume);
+  const resumed = await streamOn(c, thread_id, assistantId, resume);
   const after = await c.threads.get(thread_id);
   // `interrupts` is keyed by task id (each server's own): compared as the list.
   return { paused, status: thread.status, interrupts: Object.values(thread.interrupts ?? {}), next: state.next, tasks: state.tasks, resumed, final: { status: after.status, values: after.values } };

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@langchain/langgraph-sdk";
 import { CASES, INPUT, type Setup } from "./cases.js";
 import { FAILURE_CASES } from "./failure-cases.js";
+import { INTERRUPT_CASES } from "./interrupt-cases.js";
 import { diff, judge, mask } from "./compare.js";
 import { startServers, type Servers } from "./servers.js";
 
@@ -45,7 +46,7 @@ describe("differential: Keel vs @langchain/langgraph-api 1.5.1", () => {
   }
 
   it("every difference a case expects is explained in DIFFERENCES.md, and every row there is expected by a case", () => {
-    const named = new Set([...CASES, ...FAILURE_CASES].flatMap((c) => c.expect.map((e) => e.id)));
+    const named = new Set([...CASES, ...FAILURE_CASES, ...INTERRUPT_CASES].flatMap((c) => c.expect.map((e) => e.id)));
     for (const id of named) expect(DIFFERENCES, id).toMatch(new RegExp(`^\\| ${id} \\|`, "m"));
     const rows = [...DIFFERENCES.matchAll(/^\| ([DS]\d+) \|/gm)].map((m) => m[1]!);
     // D14 is checked by auth.differential.test.ts (statuses, not a masked answer).

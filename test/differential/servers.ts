@@ -27,6 +27,8 @@ export interface ServerOptions {
   auth?: string;
   /** The script both sides run, by fixture name: LangGraph's graph module and Keel's scenario (default: `langgraph-graph.mjs`, `keel.scenario.json`). */
   fixtures?: { langgraph: string; keel: string };
+  /** A stack file (a fixture name) `keel serve` serves besides the built-in ones (`--stack`). */
+  keelStack?: string;
 }
 
 export async function startServers(options: ServerOptions = {}): Promise<Servers> {
@@ -44,7 +46,7 @@ export async function startServers(options: ServerOptions = {}): Promise<Servers
     graphs: { lead: `${join(FIXTURES, fixtures.langgraph)}:graph` },
     ...(options.auth ? { auth: { path: options.auth } } : {}),
   } as Parameters<typeof startLangGraph>[0]);
-  const serveOptions = resolveServeOptions({ port: "0", db: `sqlite:${join(dir, "keel.db")}`, model: `scripted:${join(FIXTURES, fixtures.keel)}`, ...(options.auth ? { auth: options.auth } : {}) }, {}, dir);
+  const serveOptions = resolveServeOptions({ port: "0", db: `sqlite:${join(dir, "keel.db")}`, model: `scripted:${join(FIXTURES, fixtures.keel)}`, ...(options.keelStack ? { stack: [join(FIXTURES, options.keelStack)] } : {}), ...(options.auth ? { auth: options.auth } : {}) }, {}, dir);
   const keel = await startKeel(serveOptions, { version: "0.0.0-differential", log: () => undefined, cwd: dir, env: {} });
   const langgraphUrl = `http://${langgraph.host}`;
   return {
