@@ -9,7 +9,7 @@
 import { Buffer } from "node:buffer";
 import type { StreamRequest } from "./run-scope.js";
 import { CompletedMessages } from "./messages-mode.js";
-import { checkpointsPayload, debugPayload, MAX_VALUES_EVENT_BYTES, plain, plainJson, publicState, taskPayload, updatesPayload, VALUES_OMITTED_EVENT } from "./stream-payloads.js";
+import { checkpointsPayload, debugPayload, MAX_VALUES_EVENT_BYTES, plain, plainJson, taskPayload, updatesPayload, VALUES_OMITTED_EVENT, valuesPayload } from "./stream-payloads.js";
 
 /** The stream modes that come from LangGraph's graph stream. */
 export const GRAPH_STREAM_MODES: readonly string[] = ["values", "updates", "checkpoints", "tasks", "debug"];
@@ -81,7 +81,7 @@ function toPayload(mode: string, payload: Record<string, unknown>): unknown {
 
 /** A `values` event is never cut: over the limit, a `values/omitted` marker says so (read the thread's state instead). */
 function emitValues(state: Record<string, unknown>, event: string, namespace: readonly string[], emit: StreamGraphOptions["emit"]): void {
-  const json = plainJson(publicState(state));
+  const json = plainJson(valuesPayload(state));
   const bytes = Buffer.byteLength(json);
   if (bytes <= MAX_VALUES_EVENT_BYTES) return emit(event, JSON.parse(json));
   emit(namespacedEvent(VALUES_OMITTED_EVENT, namespace), { code: "values_too_large", bytes, limit: MAX_VALUES_EVENT_BYTES, recovery: "reload_durable_state" });

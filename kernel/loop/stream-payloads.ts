@@ -38,6 +38,13 @@ export function publicState(state: unknown): Record<string, unknown> {
   return Object.fromEntries(Object.entries(state as Record<string, unknown>).filter(([key]) => !key.startsWith("__")));
 }
 
+/** A `values` chunk without the runtime's `__` keys; LangGraph's `__interrupt__` (the chunk a pause ends with) stays. */
+export function valuesPayload(state: Record<string, unknown>): Record<string, unknown> {
+  const out = publicState(state);
+  if ("__interrupt__" in state) out.__interrupt__ = state.__interrupt__;
+  return out;
+}
+
 /** `updates`: `{ <node>: <that node's state update> }`; LangGraph's own entries (`__interrupt__`) stay. */
 export function updatesPayload(chunk: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};

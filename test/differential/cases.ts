@@ -24,11 +24,12 @@ export interface DifferentialCase {
 
 export const INPUT = { messages: [{ role: "user", content: "Read the README." }] };
 
-const cases: DifferentialCase[] = [];
-/** Register a case: its name, the call, and its expected differences as `[pointer, id]` pairs. */
-export function call(name: string, run: DifferentialCase["run"], expected: [pointer: string, id: string][] = []): void {
-  cases.push({ name, run, expect: expected.map(([pointer, id]) => ({ pointer, id })) });
+/** A case list and the function that registers a case in it: its name, the call, and its expected differences as `[pointer, id]` pairs. */
+export function caseList(): { cases: DifferentialCase[]; call(name: string, run: DifferentialCase["run"], expected?: [pointer: string, id: string][]): void } {
+  const cases: DifferentialCase[] = [];
+  return { cases, call: (name, run, expected = []) => void cases.push({ name, run, expect: expected.map(([pointer, id]) => ({ pointer, id })) }) };
 }
+const { cases, call } = caseList();
 
 /** An HTTP error as `{ status, body }` (the SDK's error keeps no body). */
 async function failure(url: string, path: string, init: RequestInit = {}): Promise<unknown> {
@@ -43,12 +44,12 @@ async function failure(url: string, path: string, init: RequestInit = {}): Promi
   return { status: response.status, body };
 }
 
-type Expected = [pointer: string, id: string][];
+export type Expected = [pointer: string, id: string][];
 
 /** Keel's runtime channels beside `messages` in a thread's values (D5). */
 const KEEL_CHANNELS = ["stopReasons", "usage", "runMeta", "bashRuns", "receipts", "receiptCounts", "receiptIndex", "receiptRun", "toolProgress", "delegations", "leases", "loop", "budget"];
 /** A thread's values after the scripted run: Keel's channels (D5) and what each side puts on messages (D6). */
-const values = (at: string): Expected => [
+export const values = (at: string): Expected => [
   ...KEEL_CHANNELS.map((channel): [string, string] => [`${at}/${channel}`, "D5"]),
   [`${at}/messages/*/tool_calls/*/type`, "D6"],
   [`${at}/messages/*/response_metadata/finish_reason`, "D6"],
@@ -131,22 +132,26 @@ async function streamed(c: Client, streamMode: string[]): Promise<unknown> {
   return parts;
 }
 /** Keel's stream: `metadata` names the thread too (S1) and `end` closes it (S2). */
-const streamFrame = (endAt: number): Expected => [["/0/data/thread_id", "S1"], [`/${endAt}`, "S2"]];
+export const streamFrame = (endAt: number, at = ""): Expected => [[`${at}/0/data/thread_id`, "S1"], [`${at}/${endAt}`, "S2"]];
 call("runs.stream values", (c) => streamed(c, ["values"]), [...streamFrame(5), ...values("/*/data")]);
 /** What each node's update carries besides LangGraph's: the agent's and the tools step's Keel channels (D5), message fields (D6). */
-const nodeUpdates: Expected = [
-  ...["budget", "loop", "receiptRun", "usage"].map((channel): [string, string] => [`/*/data/agent/${channel}`, "D5"]),
-  ...["receipts", "receiptCounts", "receiptIndex", "toolProgress"].map((channel): [string, string] => [`/*/data/tools/${channel}`, "D5"]),
-  ["/*/data/agent/messages/*/tool_calls/*/type", "D6"],
-  ["/*/data/agent/messages/*/response_metadata/finish_reason", "D6"],
-  ["/*/data/agent/messages/*/response_metadata/model_provider", "D6"],
-  ["/*/data/agent/messages/*/usage_metadata", "D6"],
-  ["/*/data/agent/messages/*/additional_kwargs/keel", "D6"],
-  ["/*/data/tools/messages/*/additional_kwargs/keel", "D6"],
-  ["/*/data/tools/messages/*/metadata", "D6"],
+export const nodeUpdates = (at = "/*/data", nodes: Array<"agent" | "tools"> = ["agent", "tools"]): Expected => [
+  ...(nodes.includes("agent") ? ([
+    ...["budget", "loop", "receiptRun", "usage"].map((channel): [string, string] => [`${at}/agent/${channel}`, "D5"]),
+    [`${at}/agent/messages/*/tool_calls/*/type`, "D6"],
+    [`${at}/agent/messages/*/response_metadata/finish_reason`, "D6"],
+    [`${at}/agent/messages/*/response_metadata/model_provider`, "D6"],
+    [`${at}/agent/messages/*/usage_metadata`, "D6"],
+    [`${at}/agent/messages/*/additional_kwargs/keel`, "D6"],
+  ] as Expected) : []),
+  ...(nodes.includes("tools") ? ([
+    ...["receipts", "receiptCounts", "receiptIndex", "toolProgress"].map((channel): [string, string] => [`${at}/tools/${channel}`, "D5"]),
+    [`${at}/tools/messages/*/additional_kwargs/keel`, "D6"],
+    [`${at}/tools/messages/*/metadata`, "D6"],
+  ] as Expected) : []),
 ];
-call("runs.stream updates", (c) => streamed(c, ["updates"]), [...streamFrame(4), ...nodeUpdates]);
-call("runs.stream values and updates", (c) => streamed(c, ["values", "updates"]), [...streamFrame(8), ...values("/*/data"), ...nodeUpdates]);
+call("runs.stream updates", (c) => streamed(c, ["updates"]), [...streamFrame(4), ...nodeUpdates()]);
+call("runs.stream values and updates", (c) => streamed(c, ["values", "updates"]), [...streamFrame(8), ...values("/*/data"), ...nodeUpdates()]);
 
 call("runs.stream messages-tuple", (c) => streamed(c, ["messages-tuple"]), [
   ...streamFrame(4),
@@ -157,5 +162,40 @@ call("runs.stream messages-tuple", (c) => streamed(c, ["messages-tuple"]), [
   ["/2/data/0/metadata", "D6"],
 ]);
 call("runs.stream checkpoints", (c) => streamed(c, ["checkpoints"]), [...streamFrame(6), ...values("/*/data/values")]);
+
+
+
+// --- interrupts: a static pause before the tools step, then a resume (a `command` or `input: null`)
+/** One `runs.stream` of `values` and `updates` on `threadId` with `payload`: every part, without the SSE ids. */
+async function streamOn(c: Client, threadId: string, assistantId: string, payload: Record<string, unknown>): Promise<Array<{ event: string; data: unknown }>> {
+  const parts: Array<{ event: string; data: unknown }> = [];
+  for await (const part of c.runs.stream(threadId, assistantId, { streamMode: ["values", "updates"], ...payload } as never)) parts.push({ event: part.event, data: part.data });
+  return parts;
+}
+/** Start a run with `start` (it pauses), read the paused thread, resume with `resume`, read the thread at the end. */
+export async function pausedAndResumed(c: Client, resume: Record<string, unknown>, start: Record<string, unknown> = { input: INPUT, interruptBefore: ["tools"] }, assistantId = "lead"): Promise<unknown> {
+  const { thread_id } = await c.threads.create();
+  const paused = await streamOn(c, thread_id, assistantId, start);
+  const thread = await c.threads.get(thread_id);
+  const state = await c.threads.getState(thread_id);
+  const resumed = await streamOn(c, thread_id, assistantId, resume);
+  const after = await c.threads.get(thread_id);
+  // `interrupts` is keyed by task id (each server's own): compared as the list.
+  return { paused, status: thread.status, interrupts: Object.values(thread.interrupts ?? {}), next: state.next, tasks: state.tasks, resumed, final: { status: after.status, values: after.values } };
+}
+/** Values before any tool ran: no tool message, no tool progress yet (D5, D6). */
+export const valuesBeforeTools = (at: string): Expected => values(at).filter(([pointer]) => !pointer.endsWith("/toolProgress") && !pointer.endsWith("/messages/*/metadata"));
+/** The input's values: no model message yet either. */
+export const inputValues = (at: string): Expected => valuesBeforeTools(at).filter(([pointer]) => !pointer.includes("/messages/") && !["/receiptRun", "/loop", "/budget"].some((c) => pointer.endsWith(c)));
+const pauseAndResume: Expected = [
+  // the paused run: metadata, values (input), updates (agent), values, updates and values `__interrupt__`, then Keel's end
+  ...streamFrame(6, "/paused"), ...inputValues("/paused/1/data"), ...nodeUpdates("/paused/2/data", ["agent"]), ...valuesBeforeTools("/paused/3/data"),
+  // the resume run: metadata, values, updates (tools), values, updates (agent), values, end
+  ...streamFrame(6, "/resumed"), ...valuesBeforeTools("/resumed/1/data"), ...nodeUpdates("/resumed/2/data", ["tools"]), ...values("/resumed/3/data"), // the second model step writes no tool call and leaves `loop` and `receiptRun` as they were
+  ...nodeUpdates("/resumed/4/data", ["agent"]).filter(([p]) => !["/tool_calls/*/type", "/loop", "/receiptRun"].some((end) => p.endsWith(end))), ...values("/resumed/5/data"),
+  ...values("/final/values"),
+];
+call("interrupt_before tools, then command resume: streams, paused thread, final values", (c) => pausedAndResumed(c, { command: { resume: "approved" } }), pauseAndResume);
+call("interrupt_before tools, then input null: streams, paused thread, final values", (c) => pausedAndResumed(c, { input: null }), pauseAndResume);
 
 export const CASES: readonly DifferentialCase[] = cases;

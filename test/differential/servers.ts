@@ -22,8 +22,17 @@ export interface Servers {
 
 const clientFor = (apiUrl: string) => new Client({ apiUrl, callerOptions: { maxRetries: 0 } });
 
-/** `auth`: a module path and export (`/abs/auth.mjs:auth`) loaded as the custom auth handler by both servers. */
-export async function startServers(options: { auth?: string } = {}): Promise<Servers> {
+export interface ServerOptions {
+  /** A module path and export (`/abs/auth.mjs:auth`) loaded as the custom auth handler by both servers. */
+  auth?: string;
+  /** The script both sides run, by fixture name: LangGraph's graph module and Keel's scenario (default: `langgraph-graph.mjs`, `keel.scenario.json`). */
+  fixtures?: { langgraph: string; keel: string };
+  /** A stack file (a fixture name) `keel serve` serves besides the built-in ones (`--stack`). */
+  keelStack?: string;
+}
+
+export async function startServers(options: ServerOptions = {}): Promise<Servers> {
+  const fixtures = options.fixtures ?? { langgraph: "langgraph-graph.mjs", keel: "keel.scenario.json" };
   const dir = mkdtempSync(join(tmpdir(), "keel-differential-"));
   // The LangGraph server logs at `debug` unless told otherwise (read when its logger loads).
   process.env.LOG_LEVEL ??= "error";
@@ -34,10 +43,10 @@ export async function startServers(options: { auth?: string } = {}): Promise<Ser
     nWorkers: 1,
     host: "127.0.0.1",
     cwd: join(dir, "langgraph"),
-    graphs: { lead: `${join(FIXTURES, "langgraph-graph.mjs")}:graph` },
+    graphs: { lead: `${join(FIXTURES, fixtures.langgraph)}:graph` },
     ...(options.auth ? { auth: { path: options.auth } } : {}),
   } as Parameters<typeof startLangGraph>[0]);
-  const serveOptions = resolveServeOptions({ port: "0", db: `sqlite:${join(dir, "keel.db")}`, model: `scripted:${join(FIXTURES, "keel.scenario.json")}`, ...(options.auth ? { auth: options.auth } : {}) }, {}, dir);
+  const serveOptions = resolveServeOptions({ port: "0", db: `sqlite:${join(dir, "keel.db")}`, model: `scripted:${join(FIXTURES, fixtures.keel)}`, ...(options.keelStack ? { stack: [join(FIXTURES, options.keelStack)] } : {}), ...(options.auth ? { auth: options.auth } : {}) }, {}, dir);
   const keel = await startKeel(serveOptions, { version: "0.0.0-differential", log: () => undefined, cwd: dir, env: {} });
   const langgraphUrl = `http://${langgraph.host}`;
   return {

@@ -6,8 +6,10 @@ import { benchCompose } from "./compose.bench.js";
 import { benchHttp } from "./http.bench.js";
 import { benchLoop } from "./loop.bench.js";
 import { benchMemory } from "./memory.bench.js";
+import { benchPage } from "./page.bench.js";
 import { benchSizes } from "./sizes.bench.js";
 import { benchStream } from "./stream.bench.js";
+import { benchStreamModes } from "./stream-modes.bench.js";
 
 /** `npm run bench`: every figure is a ratio against a baseline measured in the same run. */
 const suites: Record<string, () => Promise<string[]>> = {
@@ -16,9 +18,11 @@ const suites: Record<string, () => Promise<string[]>> = {
   http: benchHttp,
   admission: benchAdmission,
   stream: benchStream,
+  "stream-modes": benchStreamModes,
   checkpoint: () => benchCheckpoint(),
   sizes: benchSizes,
   memory: benchMemory,
+  page: benchPage,
 };
 const only = process.argv.slice(2);
 const started = performance.now();
