@@ -13,6 +13,7 @@ import type { ToolMessage } from "@langchain/core/messages";
 import { ensureConfig } from "@langchain/core/runnables";
 import type { ToolCall } from "../plugin/types.js";
 import type { RunDeps } from "./loop-state.js";
+import type { StreamRequest } from "./run-scope.js";
 import { agentEventName } from "./stream-graph.js";
 import { plain } from "./stream-payloads.js";
 
@@ -22,6 +23,11 @@ export interface ToolEvents {
 }
 
 const SILENT: ToolEvents = Object.freeze({ end: async () => undefined, error: async () => undefined });
+
+/** Whether the tools step reports its calls at all: the run's client asked for `tools` or `events`. */
+export function reportsToolCalls(stream: StreamRequest): boolean {
+  return stream.modes.includes("tools") || stream.modes.includes("events");
+}
 
 /** Start one call's events; the returned handle sends its end or error (nothing at all when neither `tools` nor `events` was asked for). */
 export async function startToolEvents(deps: Pick<RunDeps, "scope" | "agent">, call: ToolCall): Promise<ToolEvents> {
