@@ -173,4 +173,14 @@ describe("a subagent's own events", () => {
     expect(new Set(parts.filter((p) => p.event === "messages").map((p) => p.data[1].agent))).toEqual(new Set(["lead"]));
     expect(parts.filter((p) => p.event === "tools").map((p) => p.data.name)).toEqual(["task", "task"]);
   });
+
+  it("events: the subagent's LangChain events come too, un-namespaced (as the server sends every event), its graph a root run of its own", async () => {
+    const { parts, runId } = await stream(s, ["events"]);
+    expect(names(parts).filter((n) => n.includes("|"))).toEqual([]);
+    const graphs = eventsOf(parts).filter((e) => e.name === "LangGraph").map((e) => [e.event, e.run_id === runId]);
+    // The lead's graph starts, the child's starts and ends inside the lead's tools step, then the lead's ends.
+    expect(graphs).toEqual([["on_chain_start", true], ["on_chain_start", false], ["on_chain_end", false], ["on_chain_end", true]]);
+    const tools = eventsOf(parts).filter((e) => e.event === "on_tool_start").map((e) => e.name);
+    expect(tools).toEqual(["task", "return_result"]);
+  });
 });
