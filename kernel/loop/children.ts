@@ -6,6 +6,7 @@ import { TOKEN_ALLOWANCE_PORT, type AgentsPort, type ChildAgentRequest, type Chi
 import { childFence } from "../ports/fence.js";
 import { buildPort, portProvider } from "../ports/resolve.js";
 import type { TokenUsage } from "./normalize.js";
+import { childStreamsTokens } from "./stream-graph.js";
 import { RunScope, systemClock, type Clock, type JournalRecord } from "./run-scope.js";
 import { createAgentRuntime } from "./runtime.js";
 import type { SummarizeOption } from "./summarize.js";
@@ -168,6 +169,7 @@ export function createChildRunner(options: ChildRunnerOptions): AgentsPort {
           signal: request.signal,
           scope,
           maxTurns: request.maxTurns,
+          streamTokens: childStreamsTokens(scope.stream),
           // Fenced by the parent's run row: a parent that lost its lease writes no child checkpoint.
           ...(fence ? { fence } : {}),
         }));

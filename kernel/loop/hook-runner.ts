@@ -6,6 +6,7 @@ import { KeelError, isKeelError } from "../errors.js";
 import type { ChannelUpdate, GuardEventData, HookContext, HookName, ModelHandler, ModelRequest, ToolHandler, ToolRequest } from "../plugin/types.js";
 import type { WorkingChannels } from "./working-channels.js";
 import type { RunScope } from "./run-scope.js";
+import { agentEventName } from "./stream-graph.js";
 import { freezeWritten, isFrozenWrite, sameSnapshot, snapshot, undeclaredEdit } from "./enforcement.js";
 
 interface HookAccess {
@@ -137,9 +138,13 @@ export class HookRunner {
       config: resolved?.config ?? {},
       signal: identity.signal,
       ...(identity.fence ? { fence: identity.fence } : {}),
-      emit: (event, data) => void scope.emit(event, data),
+      emit: (event, data) => {
+        // A child's `custom` events go under its namespace when the client asked for subgraphs.
+        const name = event === "custom" ? agentEventName(event, identity.agent, scope.stream) : event;
+        if (name !== undefined) scope.emit(name, data);
+      },
       guard: (data: GuardEventData) => {
-        scope.emit("guard", { plugin, agent: identity.agent, ...data });
+        scope.emit(agentEventName("guard", identity.agent, scope.stream) ?? "guard", { plugin, agent: identity.agent, ...data });
         scope.journal({ agent: identity.agent, turn, kind: "guard", name: plugin, status: data.action, durationMs: 0, ...(data.retryInMs === undefined ? {} : { retryInMs: data.retryInMs }) });
       },
       update: (partial) => {

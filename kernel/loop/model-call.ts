@@ -6,6 +6,7 @@ import type { KeelTool, ModelHandler } from "../plugin/types.js";
 import { ensureMessageId, setKeelMeta } from "./message-meta.js";
 import { TokenStreamer } from "./token-stream.js";
 import { PartialMessages } from "./messages-mode.js";
+import { agentEventName } from "./stream-graph.js";
 import { normalizeFinish, normalizeUsage } from "./normalize.js";
 import type { RunDeps } from "./loop-state.js";
 import { describeModel, describeResponse } from "../observe/observed.js";
@@ -63,18 +64,20 @@ export function normalizeResponse(output: BaseMessage, id: string): AIMessage {
 /** Call the model streaming, emitting `messages` events; the concatenated chunks are the answer. */
 async function streamModel(model: ReturnType<typeof bindTools>, messages: BaseMessage[], deps: RunDeps, turn: number, id: string, onToken: () => void): Promise<BaseMessage> {
   const metadata = { langgraph_node: "agent", agent: deps.agent, turn };
-  const streamer = new TokenStreamer((data) => void deps.scope.emit("messages", data), metadata, id);
+  // messages-tuple: a child's tokens under its namespace with subgraphs, else left out (as LangGraph does a subgraph's).
+  const tupleEvent = agentEventName("messages", deps.agent, deps.scope.stream);
+  const streamer = tupleEvent === undefined ? undefined : new TokenStreamer((data) => void deps.scope.emit(tupleEvent, data), metadata, id);
   // LangGraph's `messages` mode (messages/metadata, messages/partial), when the client asked for it.
   const partial = deps.scope.stream.modes.includes("messages") ? new PartialMessages((event, data) => void deps.scope.emit(event, data), id, metadata) : undefined;
   let whole: AIMessageChunk | undefined;
   for await (const chunk of await model.stream(promptOf(messages), { signal: deps.signal })) {
     const piece = chunk as AIMessageChunk;
     whole = whole ? whole.concat(piece) : piece;
-    streamer.push(piece);
+    streamer?.push(piece);
     partial?.push(piece);
     onToken();
   }
-  streamer.flush();
+  streamer?.flush();
   if (!whole) throw new Error("the model stream ended without a message");
   return whole;
 }

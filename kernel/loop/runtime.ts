@@ -293,7 +293,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     // Without a checkpointer the state after the last step is the result (kept as the graph streams it).
     let last: Record<string, unknown> = {};
     try {
-      const streamed = await streamGraph(graph, input, config, { stream: scope.stream, agent, keepLastValues: !checkpointer, emit: (event, data) => void scope.emit(event, data) });
+      const streamed = await streamGraph(graph, input, config, { stream: scope.stream, agent, keepLastValues: !checkpointer, runId: scope.runId, emit: (event, data) => void scope.emit(event, data) });
       if (streamed) last = streamed;
     } catch (error) {
       if (!signal.aborted) throw error;

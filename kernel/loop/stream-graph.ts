@@ -4,11 +4,13 @@
  * superstep, `updates` keyed by node with that node's state update, `checkpoints`, `tasks`,
  * `debug`. Only the modes the run's client asked for are computed (a `values` event
  * serializes the whole state). A child agent's chunks go out only when the client asked for
- * subgraphs, under the child's namespace (`updates|tools:<taskToolCallId>`).
+ * subgraphs, under the child's namespace (`updates|tools:<taskToolCallId>`). `events`
+ * (kernel/loop/events-mode.ts) runs the graph through `streamEvents` instead.
  */
 import { Buffer } from "node:buffer";
 import type { StreamRequest } from "./run-scope.js";
 import { CompletedMessages } from "./messages-mode.js";
+import { chunksWithEvents } from "./events-mode.js";
 import { checkpointsPayload, debugPayload, MAX_VALUES_EVENT_BYTES, plain, plainJson, taskPayload, updatesPayload, VALUES_OMITTED_EVENT, valuesPayload } from "./stream-payloads.js";
 
 /** The stream modes that come from LangGraph's graph stream. */
@@ -17,7 +19,11 @@ export const GRAPH_STREAM_MODES: readonly string[] = ["values", "updates", "chec
 interface StreamableGraph {
   invoke(input: never, config: Record<string, unknown>): Promise<unknown>;
   stream(input: never, config: Record<string, unknown>): Promise<AsyncIterable<unknown>>;
+  streamEvents(input: never, config: Record<string, unknown>): AsyncIterable<unknown>;
 }
+
+/** The graph's root run takes the run's id (as on the LangGraph server) when it is a UUID. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface StreamGraphOptions {
   stream: StreamRequest;
@@ -25,6 +31,8 @@ export interface StreamGraphOptions {
   agent: string;
   /** Without a checkpointer the last state is the run's result: `values` is streamed (not emitted unless asked). */
   keepLastValues: boolean;
+  /** The run's id: the lead's graph run takes it in `events` (`run_id` of the graph's own events). */
+  runId?: string;
   emit(event: string, data: unknown): void;
 }
 
@@ -37,6 +45,33 @@ export function namespaceOf(agent: string): string[] {
 export function namespacedEvent(mode: string, namespace: readonly string[]): string {
   return namespace.length === 0 ? mode : `${mode}|${namespace.join("|")}`;
 }
+
+/**
+ * The event name an agent's own event goes out under (`custom`, Keel's `guard`, the
+ * `messages` tuples, `tools`): the lead's as it is; a child's, with `subgraphs`, under its
+ * namespace (`custom|tools:<taskToolCallId>`); without, as LangGraph 1.7.3 treats a
+ * subgraph's: its `custom` writes reach the parent's stream without a namespace (and so do
+ * Keel's `guard` events), while its `messages` tuples and `tools` events are left out (the
+ * graph's message and tool handlers skip a namespace outside the stream). `undefined`: not sent.
+ */
+export function agentEventName(mode: string, agent: string, stream: StreamRequest): string | undefined {
+  const namespace = namespaceOf(agent);
+  if (namespace.length === 0) return mode;
+  if (stream.subgraphs) return namespacedEvent(mode, namespace);
+  return SUBGRAPH_HIDDEN_MODES.has(mode) ? undefined : mode;
+}
+
+/**
+ * Whether a child agent streams its model's tokens: for `messages` (the LangGraph server's
+ * `messages/partial` come from every chat model of the run, a subgraph's too, never
+ * namespaced) and for `messages-tuple` with subgraphs (under the child's namespace).
+ */
+export function childStreamsTokens(stream: StreamRequest): boolean {
+  return stream.modes.includes("messages") || (stream.subgraphs && stream.modes.includes("messages-tuple"));
+}
+
+/** The modes LangGraph drops for a subgraph's events unless the client asked for subgraphs. */
+const SUBGRAPH_HIDDEN_MODES: ReadonlySet<string> = new Set(["messages", "tools"]);
 
 /**
  * Run the graph to its end, emitting the requested modes' chunks; returns the last `values`
@@ -54,12 +89,19 @@ export async function streamGraph(graph: StreamableGraph, input: unknown, config
   // `messages-tuple`: the tools step's messages go out as `[message, metadata]` (the model's are streamed as tokens).
   const toolTuples = visible && options.stream.modes.includes("messages-tuple");
   if (toolTuples) modes.add("updates");
-  if (modes.size === 0) {
+  // `events`: the run goes through streamEvents (LangChain's callbacks on every runnable), only when asked.
+  const events = options.stream.modes.includes("events");
+  if (modes.size === 0 && !events) {
     await graph.invoke(input as never, config);
     return undefined;
   }
+  if (modes.size === 0) modes.add("updates");
+  const streamConfig = { ...config, streamMode: [...modes] };
+  const chunks = events
+    ? chunksWithEvents(graph, input, namespace.length === 0 && options.runId && UUID.test(options.runId) ? { ...streamConfig, runId: options.runId } : streamConfig, options.stream.subgraphs, (data) => options.emit("events", data))
+    : await graph.stream(input as never, streamConfig);
   let last: Record<string, unknown> | undefined;
-  for await (const chunk of await graph.stream(input as never, { ...config, streamMode: [...modes] })) {
+  for await (const chunk of chunks) {
     const [mode, payload] = chunk as [string, unknown];
     if (mode === "values") last = payload as Record<string, unknown>;
     if (mode === "values") completed?.fromState(payload as Record<string, unknown>);

@@ -8,6 +8,7 @@ import type { LoopState, RunDeps } from "./loop-state.js";
 import { lastAssistant, messageText } from "./message-meta.js";
 import { actOnStops } from "./stops.js";
 import { insideToolCall } from "../observe/observed.js";
+import { reportsToolCalls, startToolEvents } from "./tools-mode.js";
 
 /**
  * The tools phase as one node: every call of the last assistant message runs through
@@ -66,6 +67,8 @@ export function toolInvoker(deps: RunDeps, turn: number): ToolHandler {
     } else {
       const owner = deps.tools.get(toolCall.name)?.owner;
       const config = (owner && deps.composition.plugins.get(owner)?.config) || {};
+      // Only a run that asked for `tools` or `events` reports its calls (no extra await otherwise).
+      const events = reportsToolCalls(deps.scope.stream) ? await startToolEvents(deps, toolCall) : undefined;
       try {
         const output = await insideToolCall(deps.observer, observed, async () => tool.invoke(toolCall.args, {
           threadId: deps.threadId,
@@ -80,9 +83,11 @@ export function toolInvoker(deps: RunDeps, turn: number): ToolHandler {
           port: <T>(name: string) => deps.port<T>(name),
         }));
         message = toToolMessage(output, toolCall);
+        await events?.end(message);
       } catch (error) {
         // A tool that pauses (`interrupt()`) pauses the run; its step runs again on resume.
         if (isGraphPause(error)) throw error;
+        await events?.error(error);
         errorType = "KEEL_ERR_TOOL_FAILED";
         message = toToolMessage({ content: `KEEL_ERR_TOOL_FAILED: tool \`${toolCall.name}\` threw: ${(error as Error)?.message ?? String(error)}`, status: "error" }, toolCall);
       }

@@ -31,7 +31,7 @@ export function Nullable<T extends UnionMember>(schema: T): ReturnType<typeof Ty
 }
 
 /** LangGraph's stream modes, then Keel's own (`guard`, `task`: sent only when asked for by name). */
-export const STREAM_MODES = ["values", "updates", "messages", "messages-tuple", "custom", "checkpoints", "tasks", "debug", "guard", "task"] as const;
+export const STREAM_MODES = ["values", "updates", "messages", "messages-tuple", "custom", "checkpoints", "tasks", "debug", "events", "tools", "guard", "task"] as const;
 export type StreamMode = (typeof STREAM_MODES)[number];
 const StreamModeName = Type.Enum(STREAM_MODES);
 

@@ -197,5 +197,29 @@ const pauseAndResume: Expected = [
 ];
 call("interrupt_before tools, then command resume: streams, paused thread, final values", (c) => pausedAndResumed(c, { command: { resume: "approved" } }), pauseAndResume);
 call("interrupt_before tools, then input null: streams, paused thread, final values", (c) => pausedAndResumed(c, { input: null }), pauseAndResume);
+/**
+ * `events`: the stream-events v2 records of both servers, but for the model step's insides —
+ * Keel's loop calls a chat model (`on_chat_model_start` / `_end`), the suite's LangGraph graph
+ * a plain function (a `RunnableLambda` chain): S7.
+ */
+async function streamedEvents(c: Client): Promise<unknown> {
+  const parts = (await streamed(c, ["events"])) as Array<{ event: string; data: { event?: string; name?: string } }>;
+  return parts.filter((p) => p.event !== "events" || !(p.data.event?.startsWith("on_chat_model") || p.data.name === "RunnableLambda"));
+}
+/** What a LangGraph server stamps into every event's metadata (the run's config metadata and its `configurable`), and a LangChain tool's `versions`: S8. */
+const SERVER_STAMPS = ["created_by", "graph_id", "assistant_id", "run_attempt", "langgraph_version", "langgraph_plan", "langgraph_host", "run_id", "versions"];
+call("runs.stream events", (c) => streamedEvents(c), [
+  ...streamFrame(11),
+  ...SERVER_STAMPS.map((key): [string, string] => [`/*/data/metadata/${key}`, "S8"]),
+  ...values("/*/data/data/input"),
+  ...values("/*/data/data/output").filter(([pointer]) => !pointer.endsWith("/messages/*/metadata")),
+  // A node's output is the Command it routes with (S9); the graph's input went in as LangChain messages; the tool's message has its id.
+  ...["lg_name", "update", "goto", "messages"].map((key): [string, string] => [`/*/data/data/output/${key}`, "S9"]),
+  ["/1/data/data/input/messages/0", "S9"],
+  ["/6/data/data/output/id", "S9"],
+  ["/6/data/data/output/metadata", "D6"],
+]);
+
+call("runs.stream tools", (c) => streamed(c, ["tools"]), [...streamFrame(3), ["/2/data/output/metadata", "D6"]]);
 
 export const CASES: readonly DifferentialCase[] = cases;

@@ -11,9 +11,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** Keys whose string values are ids whatever their format (message and tool-call ids differ by design: each server makes its own). */
-const ID_KEYS = new Set(["id", "tool_call_id"]);
+const ID_KEYS = new Set(["id", "tool_call_id", "toolCallId"]);
 
-/** Every uuid → `<id>`, every ISO-8601 timestamp → `<time>`, the value of an `id` / `tool_call_id` key → `<id>`, recursively; ids inside strings (paths) too. */
+/** Every uuid → `<id>`, every ISO-8601 timestamp → `<time>`, the value of an `id` / `tool_call_id` / `toolCallId` key → `<id>`, recursively; ids inside strings (paths) too. */
 export function mask(value: unknown): unknown {
   if (typeof value === "string") {
     if (UUID.test(value)) return "<id>";
