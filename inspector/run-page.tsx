@@ -51,13 +51,20 @@ export function expandModelRequests(requests: readonly StoredRequest[]): RunRepo
   return expanded;
 }
 
-async function load(threadId: string, runId: string): Promise<Loaded> {
+/** What the timeline needs first: the run, its thread and its journal (the page shows them before the rest arrives). */
+async function loadFirst(threadId: string, runId: string): Promise<Loaded> {
   const base = `/threads/${enc(threadId)}/runs/${enc(runId)}`;
   const [run, thread, journal] = await Promise.all([getJson<Run>(base), getJson<Thread>(`/threads/${enc(threadId)}`), getJson<JournalEntry[]>(`${base}/journal`)]);
+  return { run, thread, journal, checkpoints: [], report: null, budget: null };
+}
+
+/** The rest: the thread's checkpoints of this run, its report (once it ended) and the token-budget lines. */
+async function loadRest(first: Loaded): Promise<Loaded> {
+  const { run } = first;
   const final = FINAL.has(run.status);
   const [history, report, schemas] = await Promise.all([
-    optional(postJson<Checkpoint[]>(`/threads/${enc(threadId)}/history`, { limit: 1000 })),
-    final ? optional(getJson<RunReport>(`${base}/report`)) : Promise.resolve(null),
+    optional(postJson<Checkpoint[]>(`/threads/${enc(run.thread_id)}/history`, { limit: 1000 })),
+    final ? optional(getJson<RunReport>(`/threads/${enc(run.thread_id)}/runs/${enc(run.run_id)}/report`)) : Promise.resolve(null),
     optional(getJson<{ config_schema?: { properties?: { plugins?: { properties?: Record<string, { default?: Record<string, unknown> }> } } } }>(`/assistants/${enc(run.assistant_id)}/schemas`)),
   ]);
   const budgetDefaults = schemas?.config_schema?.properties?.plugins?.properties?.["token-budget"]?.default;
@@ -66,7 +73,7 @@ async function load(threadId: string, runId: string): Promise<Loaded> {
       ? { limit: budgetDefaults.limit, warnAt: typeof budgetDefaults.warnAt === "number" ? budgetDefaults.warnAt : 0.7, returnReserve: typeof budgetDefaults.returnReserve === "number" ? budgetDefaults.returnReserve : 0.15 }
       : null;
   if (report) report.modelRequests = expandModelRequests(report.modelRequests ?? []);
-  return { run, thread, journal, checkpoints: history ? runCheckpoints(history, run, final) : [], report, budget };
+  return { ...first, checkpoints: history ? runCheckpoints(history, run, final) : [], report, budget };
 }
 
 export function RunPage(props: { threadId: string; runId: string; onAuth: (error: AuthRequired) => void }) {
@@ -77,18 +84,30 @@ export function RunPage(props: { threadId: string; runId: string; onAuth: (error
   const [tab, setTab] = useState<"timeline" | "replay" | "delegations" | "requests" | "tokens" | "files">("timeline");
   const reloadTimer = useRef<number | undefined>(undefined);
 
-  const reload = async () => {
+  // A load saw the run ended: nothing durable changes after that (its replayed stream's `end` reloads nothing).
+  const endedAtLoad = useRef(false);
+  const loading = useRef<Promise<void>>(Promise.resolve());
+
+  const load = async () => {
     try {
-      setData(await load(threadId, runId));
+      const first = await loadFirst(threadId, runId);
+      endedAtLoad.current ||= FINAL.has(first.run.status);
+      // The first load shows the timeline from the journal at once; a later one keeps what is shown until the rest is in.
+      setData((old) => old ?? first);
+      setData(await loadRest(first));
       setError(null);
     } catch (caught) {
       if (caught instanceof AuthRequired) return props.onAuth(caught);
       setError(caught instanceof Error ? caught.message : String(caught));
     }
   };
+  const reload = () => (loading.current = load());
+  /** After the load in flight: reload, unless a load already saw the run ended. */
+  const reloadUnlessEnded = () => void loading.current.then(() => (endedAtLoad.current ? undefined : reload()));
   useEffect(() => {
     setData(null);
     setEvents([]);
+    endedAtLoad.current = false;
     void reload();
     const controller = new AbortController();
     // The run's stream from its first event (a replay), then live until `end`.
@@ -96,11 +115,11 @@ export function RunPage(props: { threadId: string; runId: string; onAuth: (error
       `/threads/${enc(threadId)}/runs/${enc(runId)}/stream`,
       (event) => {
         setEvents((old) => [...old, { event, receivedMs: Date.now() }]);
-        if (event.event === "end") void reload();
+        if (event.event === "end") reloadUnlessEnded();
         else if (event.event === "updates") {
           // A step finished: its journal entries and checkpoint are durable now. One reload per burst.
           window.clearTimeout(reloadTimer.current);
-          reloadTimer.current = window.setTimeout(() => void reload(), 300);
+          reloadTimer.current = window.setTimeout(reloadUnlessEnded, 300);
         }
       },
       controller.signal,
