@@ -88,12 +88,13 @@ export function RunPage(props: { threadId: string; runId: string; onAuth: (error
   const endedAtLoad = useRef(false);
   const loading = useRef<Promise<void>>(Promise.resolve());
 
-  const load = async () => {
+  const load = async (onFirst?: () => void) => {
     try {
       const first = await loadFirst(threadId, runId);
       endedAtLoad.current ||= FINAL.has(first.run.status);
       // The first load shows the timeline from the journal at once; a later one keeps what is shown until the rest is in.
       setData((old) => old ?? first);
+      onFirst?.();
       setData(await loadRest(first));
       setError(null);
     } catch (caught) {
@@ -101,34 +102,51 @@ export function RunPage(props: { threadId: string; runId: string; onAuth: (error
       setError(caught instanceof Error ? caught.message : String(caught));
     }
   };
-  const reload = () => (loading.current = load());
+  const reload = (onFirst?: () => void) => (loading.current = load(onFirst));
   /** After the load in flight: reload, unless a load already saw the run ended. */
   const reloadUnlessEnded = () => void loading.current.then(() => (endedAtLoad.current ? undefined : reload()));
   useEffect(() => {
     setData(null);
     setEvents([]);
     endedAtLoad.current = false;
-    void reload();
     const controller = new AbortController();
-    // The run's stream from its first event (a replay), then live until `end`.
-    void readSse(
-      `/threads/${enc(threadId)}/runs/${enc(runId)}/stream`,
-      (event) => {
-        setEvents((old) => [...old, { event, receivedMs: Date.now() }]);
-        if (event.event === "end") reloadUnlessEnded();
-        else if (event.event === "updates") {
-          // A step finished: its journal entries and checkpoint are durable now. One reload per burst.
-          window.clearTimeout(reloadTimer.current);
-          reloadTimer.current = window.setTimeout(reloadUnlessEnded, 300);
-        }
-      },
-      controller.signal,
-    ).catch((caught: unknown) => {
-      if (caught instanceof AuthRequired) props.onAuth(caught);
-    });
+    // Stream events arrive in bursts (a finished run's whole stream at once): shown at most every 250 ms.
+    let buffered: Array<{ event: SseEvent; receivedMs: number }> = [];
+    let flushTimer: number | undefined;
+    const flush = () => {
+      flushTimer = undefined;
+      const arrived = buffered;
+      buffered = [];
+      setEvents((old) => [...old, ...arrived]);
+    };
+    let followed = false;
+    // The run's stream from its first event (a replay), then live until `end`; read once the journal is shown.
+    const follow = () => {
+      if (followed) return;
+      followed = true;
+      void readSse(
+        `/threads/${enc(threadId)}/runs/${enc(runId)}/stream`,
+        (event) => {
+          buffered.push({ event, receivedMs: Date.now() });
+          flushTimer ??= window.setTimeout(flush, 250);
+          if (event.event === "end") reloadUnlessEnded();
+          else if (event.event === "updates") {
+            // A step finished: its journal entries and checkpoint are durable now. One reload per burst.
+            window.clearTimeout(reloadTimer.current);
+            reloadTimer.current = window.setTimeout(reloadUnlessEnded, 300);
+          }
+        },
+        controller.signal,
+      ).catch((caught: unknown) => {
+        if (caught instanceof AuthRequired) props.onAuth(caught);
+      });
+    };
+    // A first load that failed follows the stream all the same.
+    void reload(follow).then(follow);
     return () => {
       controller.abort();
       window.clearTimeout(reloadTimer.current);
+      window.clearTimeout(flushTimer);
     };
   }, [threadId, runId]);
 
