@@ -4,9 +4,9 @@ import { KeelError } from "../errors.js";
 
 /**
  * Run-time enforcement of the manifest for what hooks are handed (kernel README, "Enforcement").
- * Written values are deep-frozen once, when written (O(what was written)); the top-level value
- * of a channel, which a reducer rebuilds on every write, is handed to a hook behind a guard
- * that refuses writes (O(1) per channel a hook sees).
+ * Written values are deep-frozen once, when written (O(what was written)), and so is the new
+ * list a reducer builds from them (the array only: O(1)); a top-level value that is not frozen
+ * is handed to a hook behind a guard that refuses writes (O(1) per channel a hook sees).
  */
 
 const frozen = new WeakSet<object>();
@@ -38,8 +38,23 @@ export function freezeListOfFrozen<T extends readonly unknown[]>(list: T): T {
 }
 
 const targets = new WeakMap<object, object>();
-/** One guard per (value, plugin, hook): a hook sees the same object for the same value (identity checks keep working). */
-const guards = new WeakMap<object, Map<string, object>>();
+/** One guard per (value, plugin, hook, channel): a hook sees the same object for the same value (identity checks keep working). */
+const guards = new WeakMap<object, Map<WriteGuard, object>>();
+
+/**
+ * What refuses writes for one (plugin, hook, channel): a proxy handler built once and shared
+ * by the guards of every value that channel takes, so a hook's view costs a lookup and, for
+ * a value not seen before, one `Proxy` (no handler, closure or key string per view).
+ */
+export class WriteGuard {
+  readonly handler: ProxyHandler<object>;
+  constructor(plugin: string, hook: string, channel: string) {
+    const refuse = (): never => {
+      throw undeclaredEdit(plugin, hook, `\`${channel}\``);
+    };
+    this.handler = { set: refuse, defineProperty: refuse, deleteProperty: refuse, setPrototypeOf: refuse, preventExtensions: refuse };
+  }
+}
 
 export function undeclaredEdit(plugin: string, hook: string, what: string): KeelError {
   return new KeelError(
@@ -49,20 +64,18 @@ export function undeclaredEdit(plugin: string, hook: string, what: string): Keel
   );
 }
 
-/** A read-only view of a channel's top-level value: any write through it throws, naming plugin and hook. */
-export function guardValue<T>(value: T, channel: string, plugin: string, hook: string): T {
+/** A read-only view of a channel's top-level value: any write through it throws, naming plugin and hook (`guard`'s). */
+export function guardValue<T>(value: T, guard: WriteGuard): T {
   if (typeof value !== "object" || value === null || !(Array.isArray(value) || isPlainObject(value))) return value;
+  // A frozen value refuses writes itself (a list a reducer built: working-channels.ts); a strict-mode write throws a TypeError the runner blames on the hook.
+  if (Object.isFrozen(value)) return value;
   let perValue = guards.get(value);
   if (!perValue) guards.set(value, (perValue = new Map()));
-  const key = `${plugin}\u0000${hook}\u0000${channel}`;
-  const existing = perValue.get(key);
+  const existing = perValue.get(guard);
   if (existing) return existing as T;
-  const refuse = (): never => {
-    throw undeclaredEdit(plugin, hook, `\`${channel}\``);
-  };
-  const proxy = new Proxy(value as object, { set: refuse, defineProperty: refuse, deleteProperty: refuse, setPrototypeOf: refuse, preventExtensions: refuse });
+  const proxy = new Proxy(value as object, guard.handler);
   targets.set(proxy, value as object);
-  perValue.set(key, proxy);
+  perValue.set(guard, proxy);
   return proxy as T;
 }
 
@@ -78,6 +91,9 @@ export function isFrozenWrite(error: unknown): boolean {
   return error instanceof TypeError && FROZEN_WRITE.test(error.message);
 }
 
+/** Containers a fingerprint walk has reached (one walk at a time: walks are synchronous). */
+const reached = new Set<object>();
+
 /**
  * A cheap fingerprint of a response (a message handed to a wrap hook that may not change it):
  * every container it reaches and every leaf, by identity, so comparing two is O(its size)
@@ -85,11 +101,10 @@ export function isFrozenWrite(error: unknown): boolean {
  */
 export function snapshot(value: unknown): unknown[] {
   const out: unknown[] = [];
-  const seen = new Set<object>();
   const walk = (v: unknown): void => {
     out.push(v);
-    if (typeof v !== "object" || v === null || seen.has(v)) return;
-    seen.add(v);
+    if (typeof v !== "object" || v === null || reached.has(v)) return;
+    reached.add(v);
     const keys = Object.keys(v);
     out.push(keys.length);
     for (const key of keys) {
@@ -97,8 +112,36 @@ export function snapshot(value: unknown): unknown[] {
       walk((v as Record<string, unknown>)[key]);
     }
   };
-  walk(value);
+  try {
+    walk(value);
+  } finally {
+    reached.clear();
+  }
   return out;
+}
+
+/**
+ * Whether `value` still has fingerprint `print` (what `snapshot(value)` would give, compared
+ * as it is walked: nothing is allocated, and the walk stops at the first difference).
+ */
+export function matchesSnapshot(value: unknown, print: readonly unknown[]): boolean {
+  let at = 0;
+  const walk = (v: unknown): boolean => {
+    if (!Object.is(print[at++], v)) return false;
+    if (typeof v !== "object" || v === null || reached.has(v)) return true;
+    reached.add(v);
+    const keys = Object.keys(v);
+    if (print[at++] !== keys.length) return false;
+    for (const key of keys) {
+      if (print[at++] !== key || !walk((v as Record<string, unknown>)[key])) return false;
+    }
+    return true;
+  };
+  try {
+    return walk(value) && at === print.length;
+  } finally {
+    reached.clear();
+  }
 }
 
 export function sameSnapshot(a: readonly unknown[], b: readonly unknown[]): boolean {

@@ -6,11 +6,23 @@ import { KeelError, isKeelError } from "../errors.js";
 import type { ChannelUpdate, GuardEventData, HookContext, HookName, ModelHandler, ModelRequest, ToolHandler, ToolRequest } from "../plugin/types.js";
 import type { WorkingChannels } from "./working-channels.js";
 import type { RunScope } from "./run-scope.js";
-import { freezeWritten, isFrozenWrite, sameSnapshot, snapshot, undeclaredEdit } from "./enforcement.js";
+import { freezeWritten, isFrozenWrite, matchesSnapshot, snapshot, undeclaredEdit, WriteGuard } from "./enforcement.js";
 
 interface HookAccess {
   sees: Set<string>;
   writes: Set<string>;
+  /** The hook's write guard per channel it sees (built when first needed). */
+  guardOf: (channel: string) => WriteGuard;
+}
+
+function hookAccess(plugin: string, hook: string): HookAccess {
+  const guards = new Map<string, WriteGuard>();
+  const guardOf = (channel: string) => {
+    let guard = guards.get(channel);
+    if (!guard) guards.set(channel, (guard = new WriteGuard(plugin, hook, channel)));
+    return guard;
+  };
+  return { sees: new Set(), writes: new Set(), guardOf };
 }
 
 export interface AgentIdentity {
@@ -91,7 +103,7 @@ export class HookRunner {
     for (const row of composition.access) {
       const key = `${row.plugin}\u0000${row.hook}`;
       let entry = this.access.get(key);
-      if (!entry) this.access.set(key, (entry = { sees: new Set(), writes: new Set() }));
+      if (!entry) this.access.set(key, (entry = hookAccess(row.plugin, row.hook)));
       entry.sees.add(row.channel);
       if (row.mode === "write") entry.writes.add(row.channel);
     }
@@ -102,7 +114,7 @@ export class HookRunner {
   }
 
   private accessOf(plugin: string, hook: HookName): HookAccess {
-    return this.access.get(`${plugin}\u0000${hook}`) ?? { sees: new Set(), writes: new Set() };
+    return this.access.get(`${plugin}\u0000${hook}`) ?? NO_ACCESS;
   }
 
   /** Throws unless every channel in `update` is declared in the hook's `mutates`. */
@@ -121,7 +133,8 @@ export class HookRunner {
   }
 
   view(plugin: string, hook: HookName, state: WorkingChannels): Readonly<Record<string, unknown>> {
-    return state.view(this.accessOf(plugin, hook).sees, { plugin, hook });
+    const access = this.accessOf(plugin, hook);
+    return state.view(access.sees, access.guardOf);
   }
 
   context(plugin: string, hook: HookName, turn: number, onUpdate: (update: ChannelUpdate) => void, state: WorkingChannels): HookContext {
@@ -265,9 +278,9 @@ export class HookRunner {
           const seen = answer as { response: unknown; print: unknown[] } | null;
           if (seen === null) throw undeclaredPseudo(plugin, hook, responseChannel, "answered without calling next()");
           if (result !== seen.response) throw undeclaredPseudo(plugin, hook, responseChannel, "returned another response than next() gave it");
-          const print = snapshot(result);
-          if (!sameSnapshot(seen.print, print)) throw undeclaredPseudo(plugin, hook, responseChannel, "changed the response in place");
-          verified[i] = { response: result, print };
+          // Unchanged means the same fingerprint, so the layer outside may take `seen.print` as its own "before".
+          if (!matchesSnapshot(result, seen.print)) throw undeclaredPseudo(plugin, hook, responseChannel, "changed the response in place");
+          verified[i] = seen;
         }
         return result;
       };
@@ -275,6 +288,9 @@ export class HookRunner {
     return handler;
   }
 }
+
+/** A (plugin, hook) the composition grants nothing: it sees no channel (so no guard is asked for) and writes none. */
+const NO_ACCESS: HookAccess = hookAccess("", "");
 
 function passing(error: unknown): unknown {
   if (typeof error === "object" && error !== null) passingThrough.add(error);
