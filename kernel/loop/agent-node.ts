@@ -49,8 +49,7 @@ export async function agentStep(deps: RunDeps, loop: LoopState, local: WorkingCh
   const forced = loop.forced;
   const bound = forced ? tools.filter((t) => deps.protectedTools.has(t.name)) : tools;
   const messages = local.get<BaseMessage[]>("messages") ?? [];
-  // Enforcing, the history list is frozen (working-channels.ts) and goes into the request as it is: no copy per turn.
-  const list = forced ? [...messages, forcedInstruction(forced, bound.map((t) => t.name))] : local.enforce && Object.isFrozen(messages) ? messages : [...messages];
+  const list = forced ? [...messages, forcedInstruction(forced, bound.map((t) => t.name))] : [...messages];
   // The thread's messages are frozen already (when written): the request's list is not walked message by message.
   if (local.enforce && forced) freezeWritten(list.at(-1));
   const request = { messages: local.enforce ? freezeListOfFrozen(list) : list, tools: bound, state: {}, forced: forced !== null };

@@ -4,9 +4,9 @@ import { KeelError } from "../errors.js";
 
 /**
  * Run-time enforcement of the manifest for what hooks are handed (kernel README, "Enforcement").
- * Written values are deep-frozen once, when written (O(what was written)), and so is the new
- * list a reducer builds from them (the array only: O(1)); a top-level value that is not frozen
- * is handed to a hook behind a guard that refuses writes (O(1) per channel a hook sees).
+ * Written values are deep-frozen once, when written (O(what was written)); the top-level value
+ * of a channel, which a reducer rebuilds on every write, is handed to a hook behind a guard
+ * that refuses writes (O(1) per channel a hook sees).
  */
 
 const frozen = new WeakSet<object>();
@@ -67,7 +67,7 @@ export function undeclaredEdit(plugin: string, hook: string, what: string): Keel
 /** A read-only view of a channel's top-level value: any write through it throws, naming plugin and hook (`guard`'s). */
 export function guardValue<T>(value: T, guard: WriteGuard): T {
   if (typeof value !== "object" || value === null || !(Array.isArray(value) || isPlainObject(value))) return value;
-  // A frozen value refuses writes itself (a list a reducer built: working-channels.ts); a strict-mode write throws a TypeError the runner blames on the hook.
+  // A frozen value refuses writes itself: a strict-mode write throws a TypeError the runner blames on the hook.
   if (Object.isFrozen(value)) return value;
   let perValue = guards.get(value);
   if (!perValue) guards.set(value, (perValue = new Map()));

@@ -74,7 +74,7 @@ describe("WriteGuard (one proxy handler per plugin, hook and channel)", () => {
   });
 });
 
-describe("a frozen channel value (the list a reducer built) needs no write guard", () => {
+describe("a frozen channel value needs no write guard", () => {
   it("is handed on as it is, and a write to it still throws", () => {
     const history = Object.freeze([1, 2, 3]);
     const guard = new WriteGuard("p", "beforeModel", "messages");
