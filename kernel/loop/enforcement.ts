@@ -91,9 +91,6 @@ export function isFrozenWrite(error: unknown): boolean {
   return error instanceof TypeError && FROZEN_WRITE.test(error.message);
 }
 
-/** Containers a fingerprint walk has reached (one walk at a time: walks are synchronous). */
-const reached = new Set<object>();
-
 /**
  * A cheap fingerprint of a response (a message handed to a wrap hook that may not change it):
  * every container it reaches and every leaf, by identity, so comparing two is O(its size)
@@ -101,10 +98,11 @@ const reached = new Set<object>();
  */
 export function snapshot(value: unknown): unknown[] {
   const out: unknown[] = [];
+  const seen = new Set<object>();
   const walk = (v: unknown): void => {
     out.push(v);
-    if (typeof v !== "object" || v === null || reached.has(v)) return;
-    reached.add(v);
+    if (typeof v !== "object" || v === null || seen.has(v)) return;
+    seen.add(v);
     const keys = Object.keys(v);
     out.push(keys.length);
     for (const key of keys) {
@@ -112,36 +110,8 @@ export function snapshot(value: unknown): unknown[] {
       walk((v as Record<string, unknown>)[key]);
     }
   };
-  try {
-    walk(value);
-  } finally {
-    reached.clear();
-  }
+  walk(value);
   return out;
-}
-
-/**
- * Whether `value` still has fingerprint `print` (what `snapshot(value)` would give, compared
- * as it is walked: nothing is allocated, and the walk stops at the first difference).
- */
-export function matchesSnapshot(value: unknown, print: readonly unknown[]): boolean {
-  let at = 0;
-  const walk = (v: unknown): boolean => {
-    if (!Object.is(print[at++], v)) return false;
-    if (typeof v !== "object" || v === null || reached.has(v)) return true;
-    reached.add(v);
-    const keys = Object.keys(v);
-    if (print[at++] !== keys.length) return false;
-    for (const key of keys) {
-      if (print[at++] !== key || !walk((v as Record<string, unknown>)[key])) return false;
-    }
-    return true;
-  };
-  try {
-    return walk(value) && at === print.length;
-  } finally {
-    reached.clear();
-  }
 }
 
 export function sameSnapshot(a: readonly unknown[], b: readonly unknown[]): boolean {

@@ -6,7 +6,7 @@ import { KeelError, isKeelError } from "../errors.js";
 import type { ChannelUpdate, GuardEventData, HookContext, HookName, ModelHandler, ModelRequest, ToolHandler, ToolRequest } from "../plugin/types.js";
 import type { WorkingChannels } from "./working-channels.js";
 import type { RunScope } from "./run-scope.js";
-import { freezeWritten, isFrozenWrite, matchesSnapshot, snapshot, undeclaredEdit, WriteGuard } from "./enforcement.js";
+import { freezeWritten, isFrozenWrite, sameSnapshot, snapshot, undeclaredEdit, WriteGuard } from "./enforcement.js";
 
 interface HookAccess {
   sees: Set<string>;
@@ -278,9 +278,9 @@ export class HookRunner {
           const seen = answer as { response: unknown; print: unknown[] } | null;
           if (seen === null) throw undeclaredPseudo(plugin, hook, responseChannel, "answered without calling next()");
           if (result !== seen.response) throw undeclaredPseudo(plugin, hook, responseChannel, "returned another response than next() gave it");
-          // Unchanged means the same fingerprint, so the layer outside may take `seen.print` as its own "before".
-          if (!matchesSnapshot(result, seen.print)) throw undeclaredPseudo(plugin, hook, responseChannel, "changed the response in place");
-          verified[i] = seen;
+          const print = snapshot(result);
+          if (!sameSnapshot(seen.print, print)) throw undeclaredPseudo(plugin, hook, responseChannel, "changed the response in place");
+          verified[i] = { response: result, print };
         }
         return result;
       };
