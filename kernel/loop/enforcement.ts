@@ -38,8 +38,23 @@ export function freezeListOfFrozen<T extends readonly unknown[]>(list: T): T {
 }
 
 const targets = new WeakMap<object, object>();
-/** One guard per (value, plugin, hook): a hook sees the same object for the same value (identity checks keep working). */
-const guards = new WeakMap<object, Map<string, object>>();
+/** One guard per (value, plugin, hook, channel): a hook sees the same object for the same value (identity checks keep working). */
+const guards = new WeakMap<object, Map<WriteGuard, object>>();
+
+/**
+ * What refuses writes for one (plugin, hook, channel): a proxy handler built once and shared
+ * by the guards of every value that channel takes, so a hook's view costs a lookup and, for
+ * a value not seen before, one `Proxy` (no handler, closure or key string per view).
+ */
+export class WriteGuard {
+  readonly handler: ProxyHandler<object>;
+  constructor(plugin: string, hook: string, channel: string) {
+    const refuse = (): never => {
+      throw undeclaredEdit(plugin, hook, `\`${channel}\``);
+    };
+    this.handler = { set: refuse, defineProperty: refuse, deleteProperty: refuse, setPrototypeOf: refuse, preventExtensions: refuse };
+  }
+}
 
 export function undeclaredEdit(plugin: string, hook: string, what: string): KeelError {
   return new KeelError(
@@ -49,20 +64,18 @@ export function undeclaredEdit(plugin: string, hook: string, what: string): Keel
   );
 }
 
-/** A read-only view of a channel's top-level value: any write through it throws, naming plugin and hook. */
-export function guardValue<T>(value: T, channel: string, plugin: string, hook: string): T {
+/** A read-only view of a channel's top-level value: any write through it throws, naming plugin and hook (`guard`'s). */
+export function guardValue<T>(value: T, guard: WriteGuard): T {
   if (typeof value !== "object" || value === null || !(Array.isArray(value) || isPlainObject(value))) return value;
+  // A frozen value refuses writes itself: a strict-mode write throws a TypeError the runner blames on the hook.
+  if (Object.isFrozen(value)) return value;
   let perValue = guards.get(value);
   if (!perValue) guards.set(value, (perValue = new Map()));
-  const key = `${plugin}\u0000${hook}\u0000${channel}`;
-  const existing = perValue.get(key);
+  const existing = perValue.get(guard);
   if (existing) return existing as T;
-  const refuse = (): never => {
-    throw undeclaredEdit(plugin, hook, `\`${channel}\``);
-  };
-  const proxy = new Proxy(value as object, { set: refuse, defineProperty: refuse, deleteProperty: refuse, setPrototypeOf: refuse, preventExtensions: refuse });
+  const proxy = new Proxy(value as object, guard.handler);
   targets.set(proxy, value as object);
-  perValue.set(key, proxy);
+  perValue.set(guard, proxy);
   return proxy as T;
 }
 

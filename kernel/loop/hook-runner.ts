@@ -7,11 +7,23 @@ import type { ChannelUpdate, GuardEventData, HookContext, HookName, ModelHandler
 import type { WorkingChannels } from "./working-channels.js";
 import type { RunScope } from "./run-scope.js";
 import { agentEventName } from "./stream-graph.js";
-import { freezeWritten, isFrozenWrite, sameSnapshot, snapshot, undeclaredEdit } from "./enforcement.js";
+import { freezeWritten, isFrozenWrite, sameSnapshot, snapshot, undeclaredEdit, WriteGuard } from "./enforcement.js";
 
 interface HookAccess {
   sees: Set<string>;
   writes: Set<string>;
+  /** The hook's write guard per channel it sees (built when first needed). */
+  guardOf: (channel: string) => WriteGuard;
+}
+
+function hookAccess(plugin: string, hook: string): HookAccess {
+  const guards = new Map<string, WriteGuard>();
+  const guardOf = (channel: string) => {
+    let guard = guards.get(channel);
+    if (!guard) guards.set(channel, (guard = new WriteGuard(plugin, hook, channel)));
+    return guard;
+  };
+  return { sees: new Set(), writes: new Set(), guardOf };
 }
 
 export interface AgentIdentity {
@@ -92,7 +104,7 @@ export class HookRunner {
     for (const row of composition.access) {
       const key = `${row.plugin}\u0000${row.hook}`;
       let entry = this.access.get(key);
-      if (!entry) this.access.set(key, (entry = { sees: new Set(), writes: new Set() }));
+      if (!entry) this.access.set(key, (entry = hookAccess(row.plugin, row.hook)));
       entry.sees.add(row.channel);
       if (row.mode === "write") entry.writes.add(row.channel);
     }
@@ -103,7 +115,7 @@ export class HookRunner {
   }
 
   private accessOf(plugin: string, hook: HookName): HookAccess {
-    return this.access.get(`${plugin}\u0000${hook}`) ?? { sees: new Set(), writes: new Set() };
+    return this.access.get(`${plugin}\u0000${hook}`) ?? NO_ACCESS;
   }
 
   /** Throws unless every channel in `update` is declared in the hook's `mutates`. */
@@ -122,7 +134,8 @@ export class HookRunner {
   }
 
   view(plugin: string, hook: HookName, state: WorkingChannels): Readonly<Record<string, unknown>> {
-    return state.view(this.accessOf(plugin, hook).sees, { plugin, hook });
+    const access = this.accessOf(plugin, hook);
+    return state.view(access.sees, access.guardOf);
   }
 
   context(plugin: string, hook: HookName, turn: number, onUpdate: (update: ChannelUpdate) => void, state: WorkingChannels): HookContext {
@@ -280,6 +293,9 @@ export class HookRunner {
     return handler;
   }
 }
+
+/** A (plugin, hook) the composition grants nothing: it sees no channel (so no guard is asked for) and writes none. */
+const NO_ACCESS: HookAccess = hookAccess("", "");
 
 function passing(error: unknown): unknown {
   if (typeof error === "object" && error !== null) passingThrough.add(error);
