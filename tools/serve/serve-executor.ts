@@ -146,8 +146,11 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
       // report; the runtime executor holds both per run, so the runner asks it late.
       let executor: RuntimeExecutor | undefined;
       const summarize = options.summaryModels ? modelSummarizer(options.summaryModels(run.runId)) : undefined;
+      // A child refuses what the lead's approval policy covers: the lead's composed policy (stack, assistant, request) is the child's.
+      const policy = leadComposition.plugins.get("human-approval")?.config;
+      const childPolicy: ConfigMap | undefined = policy && stack.subagent.plugins.has("human-approval") ? { "human-approval": { ...policy } } : undefined;
       const agents = createChildRunner({
-        composeChild: stack.composeChild,
+        composeChild: childPolicy ? (extra) => stack.composeChild([childPolicy, ...extra]) : stack.composeChild,
         modelFor: (agentPath, subagentType) => models.forChild(agentPath, subagentType),
         types: models.childTypes,
         checkpointer,
