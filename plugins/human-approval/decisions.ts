@@ -1,11 +1,10 @@
+import { isRecord } from "../../contracts/plain-object.js";
 import type { DecisionType, PendingCall, ReviewConfig } from "./policy.js";
 
 /** LangChain's `Decision`, checked. */
 export type Decision = { type: "approve" } | { type: "edit"; editedAction: { name: string; args: Record<string, unknown> } } | { type: "reject"; message?: string };
 
 export type CheckedDecisions = { ok: true; decisions: Decision[] } | { ok: false; message: string };
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * Check a resume value (`{ decisions: [...] }`, LangChain's `HITLResponse`) against the
@@ -14,7 +13,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => type
  * is a string when given. Anything else is refused as a whole: nothing is applied.
  */
 export function checkDecisions(resume: unknown, calls: readonly PendingCall[], reviews: readonly ReviewConfig[]): CheckedDecisions {
-  if (!isPlainObject(resume) || !Array.isArray(resume.decisions)) {
+  if (!isRecord(resume) || !Array.isArray(resume.decisions)) {
     return { ok: false, message: "the resume value must be `{ decisions: [...] }` (LangChain's HITLResponse)" };
   }
   const given = resume.decisions as unknown[];
@@ -32,12 +31,12 @@ export function checkDecisions(resume: unknown, calls: readonly PendingCall[], r
 
 function checkOne(decision: unknown, call: PendingCall, allowed: readonly DecisionType[], i: number): Decision | string {
   const at = `decisions[${i}] (\`${call.name}\`)`;
-  if (!isPlainObject(decision) || typeof decision.type !== "string") return `${at} must be an object with a \`type\``;
+  if (!isRecord(decision) || typeof decision.type !== "string") return `${at} must be an object with a \`type\``;
   if (!(allowed as readonly string[]).includes(decision.type)) return `${at} is \`${decision.type}\`, which this tool does not allow: one of ${allowed.join(", ")}`;
   if (decision.type === "approve") return { type: "approve" };
   if (decision.type === "edit") {
     const action = decision.editedAction;
-    if (!isPlainObject(action) || !isPlainObject(action.args)) return `${at}: an edit needs \`editedAction: { name, args }\` with an args object`;
+    if (!isRecord(action) || !isRecord(action.args)) return `${at}: an edit needs \`editedAction: { name, args }\` with an args object`;
     if (action.name !== call.name) return `${at}: an edit may change the arguments, not the tool (\`${String(action.name)}\` instead of \`${call.name}\`)`;
     return { type: "edit", editedAction: { name: call.name, args: action.args } };
   }
