@@ -103,6 +103,24 @@ describe("human-approval through the SDK (SQLite)", () => {
     expect(readBack(done)).toBe("A\nno-b\n");
   }, 60_000);
 
+  it("a delegated child's write_file is refused under the lead's policy (from the assistant's context), and nothing pauses", async () => {
+    const child = await startServe(["--port", "0", "--db", `sqlite:${join(dir, "db", "child.db")}`, "--model", `scripted:${join(FIXTURES, "approval-child.scenario.json")}`, "--stack", "lead-approval"], options);
+    try {
+      const client = sdk(child);
+      const assistant = await client.assistants.create({ graphId: "lead-approval", context: { plugins: { "human-approval": POLICY } } });
+      const thread = await client.threads.create();
+      const done = (await client.runs.wait(thread.thread_id, assistant.assistant_id, { input: "Delegate a note." })) as Values;
+      expect(done.outcome.primaryStopReason).not.toBe("awaiting_input");
+      expect(readBack(done)).toBe("no-c\n");
+      const [run] = await client.runs.list(thread.thread_id, { limit: 1 });
+      const journal = (await (await fetch(`${child.url}/threads/${thread.thread_id}/runs/${run!.run_id}/journal`, { headers: HEADERS })).json()) as Array<Record<string, unknown>> | { entries: Array<Record<string, unknown>> };
+      const entries = (Array.isArray(journal) ? journal : journal.entries).filter((e) => e.kind === "approval");
+      expect(entries.map((e) => [String(e.agent).startsWith("lead/"), e.name, e.status])).toEqual([[true, "write_file", "refused"]]);
+    } finally {
+      await child.stop("SIGTERM");
+    }
+  }, 60_000);
+
   it("restart in between: paused in one process, decided in the next on the same SQLite file", async () => {
     let client = sdk(server!);
     const { threadId, assistantId } = await startPaused(client);
