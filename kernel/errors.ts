@@ -93,7 +93,7 @@ export const ERRORS = {
     solve: "Remove one `extends` so the chain ends at a stack that extends nothing.",
   },
   KEEL_ERR_STACK_NOT_FOUND: {
-    description: "A stack name is neither built in (`lead`, `subagent`) nor an existing file.",
+    description: "A stack name is neither built in (`lead`, `subagent`, `lead-approval`, `subagent-approval`) nor an existing file.",
     solve: "Use a built-in stack name or a path to a stack@1 JSON file.",
   },
   KEEL_ERR_HOOK_UNDECLARED_MUTATION: {
