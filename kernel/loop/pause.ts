@@ -107,7 +107,8 @@ export function pauseOf(snapshot: Pick<StateSnapshot, "next" | "tasks"> | undefi
  * human-approval asks after an invalid decision) has one — its consumed resume value.
  */
 export function pendingNodes(snapshot: Pick<StateSnapshot, "next" | "tasks">): string[] {
-  const waiting = snapshot.tasks.filter((task) => (task.interrupts?.length ?? 0) > 0).map((task) => task.name);
+  // A task that ran on after its interrupt (a past checkpoint in the history) has a result: it is not waiting.
+  const waiting = snapshot.tasks.filter((task) => (task.interrupts?.length ?? 0) > 0 && task.result === undefined && task.error == null).map((task) => task.name);
   return [...new Set([...snapshot.next, ...waiting])];
 }
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { interrupt, MemorySaver } from "@langchain/langgraph";
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { compose } from "../../kernel/compose/index.js";
+import { pendingNodes } from "../../kernel/loop/pause.js";
 import { createAgentRuntime, type RunOptions } from "../../kernel/loop/runtime.js";
 import { ScriptedChatModel, type ScriptedAgent } from "../../tools/testing/scripted-model.js";
 import { plugin, tool, toolsPlugin } from "./harness.js";
@@ -183,5 +184,18 @@ describe("ctx.interrupt (the kernel seam for afterModel pauses)", () => {
     const result = await run({});
     expect(result.outcome.status).toBe("failed");
     expect(result.outcome.error?.type).toBe("KEEL_ERR_HOOK_INTERRUPT_OUTSIDE_AFTER_MODEL");
+  });
+});
+
+describe("pendingNodes (what a paused thread continues with)", () => {
+  const task = (name: string, extra: Record<string, unknown>) => ({ id: `${name}-id`, name, path: [] as never, interrupts: [], ...extra }) as never;
+  it("adds a task waiting at an interrupt that LangGraph left out of next (it holds a consumed resume write)", () => {
+    expect(pendingNodes({ next: [], tasks: [task("agent", { interrupts: [{ id: "i", value: 1 }] })] })).toEqual(["agent"]);
+    expect(pendingNodes({ next: ["agent"], tasks: [task("agent", { interrupts: [{ id: "i", value: 1 }] })] })).toEqual(["agent"]);
+  });
+  it("leaves out a task that ran on after its interrupt (a past checkpoint: it has a result) or failed", () => {
+    expect(pendingNodes({ next: [], tasks: [task("agent", { interrupts: [{ id: "i", value: 1 }], result: { messages: [] } })] })).toEqual([]);
+    expect(pendingNodes({ next: [], tasks: [task("agent", { interrupts: [{ id: "i", value: 1 }], error: new Error("x") })] })).toEqual([]);
+    expect(pendingNodes({ next: ["tools"], tasks: [task("tools", {})] })).toEqual(["tools"]);
   });
 });
