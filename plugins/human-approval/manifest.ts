@@ -88,6 +88,8 @@ export const humanApprovalManifest: Manifest = {
     approvals: {
       schema: { type: "array", items: approvalEntrySchema },
       reducer: { kind: "merge-by-id", key: "toolCallId", keepNewest: APPROVALS_KEPT },
+      // Only this plugin decides what a human approved: an input or `command.update` cannot write it.
+      runtimeOwned: true,
       description: "Every human decision on a tool call (tool call id, tool, decision, edited args or message, who, when), oldest first; the newest 200 are kept.",
     },
   },
