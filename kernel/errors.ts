@@ -93,7 +93,7 @@ export const ERRORS = {
     solve: "Remove one `extends` so the chain ends at a stack that extends nothing.",
   },
   KEEL_ERR_STACK_NOT_FOUND: {
-    description: "A stack name is neither built in (`lead`, `subagent`) nor an existing file.",
+    description: "A stack name is neither built in (`lead`, `subagent`, `lead-approval`, `subagent-approval`) nor an existing file.",
     solve: "Use a built-in stack name or a path to a stack@1 JSON file.",
   },
   KEEL_ERR_HOOK_UNDECLARED_MUTATION: {
@@ -116,6 +116,18 @@ export const ERRORS = {
   KEEL_ERR_HOOK_RETURN_TYPE: {
     description: "A wrap hook resolved to something other than what its `next()` resolves to (an AIMessage for `wrapModelCall`, a ToolMessage for `wrapToolCall`); the message names the plugin and hook.",
     solve: "Return `await next(request)` (or `next()`, the current request), or a new AIMessage / ToolMessage built from it.",
+  },
+  KEEL_ERR_HOOK_INTERRUPT_OUTSIDE_AFTER_MODEL: {
+    description: "A hook called `ctx.interrupt()` outside afterModel; a hook pauses a run only after the model answered and before the tools step (a pause inside the parallel tools step would re-run sibling calls on resume).",
+    solve: "Call `ctx.interrupt()` from an afterModel hook.",
+  },
+  KEEL_ERR_APPROVAL_DECISION_INVALID: {
+    description: "A resume of a human-approval pause carried decisions that do not fit its request (not `{ decisions: [...] }`, a wrong count, a decision type the tool does not allow, an edit without an args object or naming another tool); nothing was applied, the thread is still interrupted with the same request plus this error.",
+    solve: "Resume again with `{ decisions: [...] }`: one decision per `actionRequests` entry, in order, each of a type in that entry's `reviewConfigs[i].allowedDecisions`.",
+  },
+  KEEL_ERR_APPROVAL_REFUSED_IN_SUBAGENT: {
+    description: "A delegated child called a tool that the human-approval policy (`interruptOn`) says needs approval; a child cannot pause for it, so the call was refused with an error result and the child goes on.",
+    solve: "Make the call from the lead agent (where it is put to the user), or take the tool out of the child's `interruptOn` policy if it need not be approved.",
   },
   KEEL_ERR_PLUGIN_FAILED: {
     description: "A plugin hook threw an exception; the run ended `failed` and the message names the plugin and hook. An error with its own string `code` keeps it as `pluginCode` (and the message starts with it).",

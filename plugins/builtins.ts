@@ -14,12 +14,13 @@ import summarization from "./summarization/index.js";
 import tokenBudget from "./token-budget/index.js";
 import toolProgress from "./tool-progress/index.js";
 import workspace from "./workspace/index.js";
+import humanApproval from "./human-approval/index.js";
 import gateway from "./gateway/index.js";
 import storeSql from "./store-sql/index.js";
 import streamRedis from "./stream-redis/index.js";
 
 /**
- * The built-in plugins, in the lead stack's listing order. This file is the plugin
+ * The built-in plugins, in the lead stack's listing order (then those no built-in `lead` lists). This file is the plugin
  * registry, not a plugin: it is the one place that imports every plugin folder.
  */
 export const BUILTIN_PLUGINS: readonly Plugin[] = Object.freeze([
@@ -38,6 +39,8 @@ export const BUILTIN_PLUGINS: readonly Plugin[] = Object.freeze([
   tokenBudget,
   acceptance,
   messageCoalescing,
+  // Not in `lead`: the `lead-approval` stack (or a stack extending `lead`) turns it on.
+  humanApproval,
 ]);
 
 /**

@@ -2,7 +2,7 @@ import Type, { type Static } from "typebox";
 import { defineContract } from "../define.js";
 import { IsoDateTime, Usage } from "../shared.js";
 
-export const JOURNAL_KINDS = ["model_call", "tool_call", "guard", "lifecycle"] as const;
+export const JOURNAL_KINDS = ["model_call", "tool_call", "guard", "lifecycle", "approval"] as const;
 
 /** Receipts hash to 16 hex digits, full hashes are 64; the journal carries either. */
 const HexHash = Type.String({ pattern: "^(?:[0-9a-f]{16}|[0-9a-f]{64})$" });
@@ -27,6 +27,10 @@ export const JournalEntryV1 = Type.Object(
     epoch: Type.Optional(Type.Integer({ minimum: 0 })),
     /** A delegated child's entry: the epoch of the child's own delegation lease (lease@1). */
     leaseEpoch: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** An `approval` entry (human-approval): the tool call it is about. */
+    toolCallId: Type.Optional(Type.String({ minLength: 1 })),
+    /** An `approval` entry: who decided (the run's user). */
+    by: Type.Optional(Type.String({ minLength: 1 })),
   },
   { additionalProperties: false },
 );

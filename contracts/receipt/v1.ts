@@ -21,6 +21,20 @@ export const ReceiptV1 = Type.Object(
     outputSha256: ShortSha256,
     bytes: Type.Integer({ minimum: 0 }),
     createdAt: IsoDateTime,
+    /**
+     * The human decision the call ran (or was refused) under, when a human-approval policy
+     * covered it: the decision, who made it (the run's user) and when.
+     */
+    approval: Type.Optional(
+      Type.Object(
+        {
+          decision: Type.Enum(["approve", "edit", "reject"] as const),
+          by: Type.Optional(Type.String({ minLength: 1 })),
+          at: IsoDateTime,
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

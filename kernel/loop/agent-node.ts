@@ -68,6 +68,7 @@ export async function agentStep(deps: RunDeps, loop: LoopState, local: WorkingCh
   local.apply({ messages: [response], usage: { [deps.agent]: usage } });
 
   const beforeAfterModel = local.mark();
+  deps.hooks.deferInterrupts = true;
   try {
     await afterModelPhase(deps, loop, local, forced !== null);
   } catch (error) {
@@ -79,6 +80,8 @@ export async function agentStep(deps: RunDeps, loop: LoopState, local: WorkingCh
     beforeAfterModel();
     loop.afterModelPaused = true;
     loop.route = "agent";
+  } finally {
+    deps.hooks.deferInterrupts = false;
   }
 }
 

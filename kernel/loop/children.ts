@@ -172,6 +172,7 @@ export function createChildRunner(options: ChildRunnerOptions): AgentsPort {
           streamTokens: childStreamsTokens(scope.stream),
           // Fenced by the parent's run row: a parent that lost its lease writes no child checkpoint.
           ...(fence ? { fence } : {}),
+          ...(request.user !== undefined ? { user: request.user } : {}),
         }));
       } catch (error) {
         // A child that threw never journaled its end: it failed, as its caller will record it.

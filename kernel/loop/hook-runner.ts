@@ -1,9 +1,10 @@
 import type { RunFence } from "../ports/fence.js";
+import { GraphInterrupt, interrupt } from "@langchain/langgraph";
 import { isGraphPause } from "./pause.js";
 import { AIMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { Composition } from "../compose/types.js";
 import { KeelError, isKeelError } from "../errors.js";
-import type { ChannelUpdate, GuardEventData, HookContext, HookName, ModelHandler, ModelRequest, ToolHandler, ToolRequest } from "../plugin/types.js";
+import type { ApprovalJournalEntry, ChannelUpdate, GuardEventData, HookContext, HookName, ModelHandler, ModelRequest, ToolHandler, ToolRequest } from "../plugin/types.js";
 import type { WorkingChannels } from "./working-channels.js";
 import type { RunScope } from "./run-scope.js";
 import { agentEventName } from "./stream-graph.js";
@@ -33,6 +34,8 @@ export interface AgentIdentity {
   signal: AbortSignal;
   /** The run's lease fence (`ctx.fence`), when it has one. */
   fence?: RunFence;
+  /** The run's user (`ctx.user`), when the runtime was given one. */
+  user?: string;
   /**
    * `ctx.summarize`, given the turn about to be made, its working channels and the runner
    * (a summary model's call goes through the runner's retry layers: summary-call.ts).
@@ -93,6 +96,13 @@ function checkWrapResult(result: unknown, plugin: string, hook: "wrapModelCall" 
  */
 export class HookRunner {
   private readonly access = new Map<string, HookAccess>();
+  /**
+   * Set by the agent step while the afterModel chain runs right after a model call: an
+   * `ctx.interrupt()` there only defers the chain to its own step (agent-node.ts), without
+   * asking LangGraph — a resume value meant for another pause (a static one before this
+   * step) must not answer it, and nothing is journaled for a pause that does not happen yet.
+   */
+  deferInterrupts = false;
 
   constructor(
     readonly composition: Composition,
@@ -151,6 +161,7 @@ export class HookRunner {
       config: resolved?.config ?? {},
       signal: identity.signal,
       ...(identity.fence ? { fence: identity.fence } : {}),
+      ...(identity.user !== undefined ? { user: identity.user } : {}),
       emit: (event, data) => {
         // A child's `custom` events go under its namespace when the client asked for subgraphs.
         const name = event === "custom" ? agentEventName(event, identity.agent, scope.stream) : event;
@@ -170,6 +181,20 @@ export class HookRunner {
       summarize: (messages) => this.summarize(messages, turn, state),
       now: () => scope.isoNow(),
       port: <T>(name: string) => identity.port<T>(name),
+      interrupt: <T>(value: unknown, options?: { journal?: readonly ApprovalJournalEntry[] }): T => {
+        if (hook !== "afterModel") {
+          throw new KeelError("KEEL_ERR_HOOK_INTERRUPT_OUTSIDE_AFTER_MODEL", `plugin \`${plugin}\` called ctx.interrupt in ${hook}; it pauses a run only in afterModel (before the tools step): move the call there`, { plugin, hook });
+        }
+        if (this.deferInterrupts) throw new GraphInterrupt([{ value }]);
+        try {
+          return interrupt<unknown, T>(value);
+        } catch (error) {
+          // The run pauses here (not at a deferred attempt): the entries are written once per pause.
+          if (isGraphPause(error)) for (const entry of options?.journal ?? []) journalApproval(scope, identity.agent, turn, entry);
+          throw error;
+        }
+      },
+      journal: (entry) => journalApproval(scope, identity.agent, turn, entry),
     };
   }
 
@@ -296,6 +321,10 @@ export class HookRunner {
 
 /** A (plugin, hook) the composition grants nothing: it sees no channel (so no guard is asked for) and writes none. */
 const NO_ACCESS: HookAccess = hookAccess("", "");
+
+function journalApproval(scope: RunScope, agent: string, turn: number, entry: ApprovalJournalEntry): void {
+  scope.journal({ agent, turn, kind: "approval", durationMs: 0, ...entry });
+}
 
 function passing(error: unknown): unknown {
   if (typeof error === "object" && error !== null) passingThrough.add(error);

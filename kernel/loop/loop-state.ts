@@ -52,6 +52,8 @@ export interface RunDeps {
   signal: AbortSignal;
   /** The run's lease fence (tools and hooks see it as `ctx.fence`). */
   fence?: RunFence;
+  /** The run's user (hooks and tools see it as `ctx.user`). */
+  user?: string;
   port<T>(name: string): T;
   /** Stream model tokens as `messages` events (the model is called with `stream`). */
   streamTokens: boolean;

@@ -17,6 +17,8 @@ export interface KeelMessageMeta {
   strippedToolCalls?: number;
   /** The forced final call that produced this message. */
   forced?: boolean;
+  /** A tool result run (or refused) under a human decision: what was decided, by whom, when (copied onto its receipt). */
+  approval?: { decision: "approve" | "edit" | "reject"; by?: string; at: string };
   /** Any plugin-specific fields (receipt ids shown, read marks, ...). */
   [key: string]: unknown;
 }

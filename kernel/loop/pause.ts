@@ -95,8 +95,21 @@ export interface PauseState {
 }
 
 export function pauseOf(snapshot: Pick<StateSnapshot, "next" | "tasks"> | undefined): PauseState | null {
-  if (!snapshot || snapshot.next.length === 0) return null;
-  return { next: [...snapshot.next], interrupts: snapshot.tasks.flatMap((task) => task.interrupts.map((i) => ({ ...(i.id !== undefined ? { id: i.id } : {}), value: i.value }))) };
+  const next = snapshot ? pendingNodes(snapshot) : [];
+  if (!snapshot || next.length === 0) return null;
+  return { next, interrupts: snapshot.tasks.flatMap((task) => task.interrupts.map((i) => ({ ...(i.id !== undefined ? { id: i.id } : {}), value: i.value }))) };
+}
+
+/**
+ * The nodes a thread continues with: LangGraph's `next`, plus each task waiting at an
+ * `interrupt()`. LangGraph leaves out of `next` a task that has pending writes, and a task
+ * that was resumed and called `interrupt()` again (a second question in the same step, as
+ * human-approval asks after an invalid decision) has one — its consumed resume value.
+ */
+export function pendingNodes(snapshot: Pick<StateSnapshot, "next" | "tasks">): string[] {
+  // A task that ran on after its interrupt (a past checkpoint in the history) has a result: it is not waiting.
+  const waiting = snapshot.tasks.filter((task) => (task.interrupts?.length ?? 0) > 0 && task.result === undefined && task.error == null).map((task) => task.name);
+  return [...new Set([...snapshot.next, ...waiting])];
 }
 
 /** The `awaiting_input` stop reason of a paused run: what it waits at. */

@@ -28,8 +28,12 @@ export interface JournalRecord {
   runId: string;
   agent: string;
   turn: number;
-  kind: "model_call" | "tool_call" | "guard" | "lifecycle";
+  kind: "model_call" | "tool_call" | "guard" | "lifecycle" | "approval";
   name?: string;
+  /** An `approval` entry: the tool call it is about. */
+  toolCallId?: string;
+  /** An `approval` entry: who decided (the run's user). */
+  by?: string;
   status: string;
   argsSha256?: string;
   outputSha256?: string;

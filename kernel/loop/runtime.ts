@@ -113,6 +113,8 @@ export interface RunOptions {
    * A plain `{ runId, epoch }` is checked only by such a saver.
    */
   fence?: RunFence | { runId: string; epoch: number; now?: () => number };
+  /** Who the run is for (the run service's authenticated user): hooks and tools see it as `ctx.user`. */
+  user?: string;
   /** What observers call this agent (tracing's `gen_ai.agent.name`; default the agent path). A child runner passes the subagent type. */
   agentName?: string;
 }
@@ -227,7 +229,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
     const summarize: AgentIdentity["summarize"] = isSummaryModel(chosen)
       ? (messages, at) => callSummaryModel(chosen, messages, { retryOnion: (inner, state, turn, updates) => at.runner.retryOnion(inner, state, turn, updates), scope, agent, turn: at.turn, signal, state: at.state, observation })
       : (messages) => chosen(messages);
-    const hooks = new HookRunner(composition, scope, { threadId: opts.threadId, runId: opts.runId, agent, signal, summarize, port, ...(fence ? { fence } : {}) }, enforce);
+    const hooks = new HookRunner(composition, scope, { threadId: opts.threadId, runId: opts.runId, agent, signal, summarize, port, ...(fence ? { fence } : {}), ...(opts.user !== undefined ? { user: opts.user } : {}) }, enforce);
     runs.set(runKey, {
       composition,
       model: options.model,
@@ -241,6 +243,7 @@ export function createAgentRuntime(composition: Composition, options: AgentRunti
       threadId: opts.threadId,
       signal,
       ...(fence ? { fence } : {}),
+      ...(opts.user !== undefined ? { user: opts.user } : {}),
       port,
       streamTokens: opts.streamTokens === true,
       historyFrozen: false,

@@ -79,6 +79,7 @@ export function toolInvoker(deps: RunDeps, turn: number): ToolHandler {
           config,
           signal: deps.signal,
           ...(deps.fence ? { fence: deps.fence } : {}),
+          ...(deps.user !== undefined ? { user: deps.user } : {}),
           now: () => deps.scope.isoNow(),
           port: <T>(name: string) => deps.port<T>(name),
         }));

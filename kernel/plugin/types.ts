@@ -25,6 +25,28 @@ export interface RunIdentity {
    * `fence.epoch` with it (kernel/ports/fence.ts). Absent for a run without a lease.
    */
   readonly fence?: RunFence;
+  /**
+   * Who the run is for: the authenticated user of the run service (a run record's `user`),
+   * given by the runtime; a delegated child carries its parent run's. Absent for a run
+   * started without one (a local `runtime.run` without `user`).
+   */
+  readonly user?: string;
+}
+
+/**
+ * A journal entry a plugin writes (`ctx.journal`, journal-entry@1 kind `approval`): a human
+ * decision (or the request for one) about one tool call.
+ */
+export interface ApprovalJournalEntry {
+  /** The tool the entry is about. */
+  name: string;
+  /** `requested`, or the decision: `approve`, `edit`, `reject`, `invalid`, `refused`. */
+  status: string;
+  toolCallId?: string;
+  /** SHA-256 (hex) of the canonical JSON of the arguments the call runs with. */
+  argsSha256?: string;
+  /** Who decided (the run's user). */
+  by?: string;
 }
 
 /** Data of a `guard` stream event (stream-event@1). */
@@ -54,6 +76,17 @@ export interface HookContext extends RunIdentity {
   now(): string;
   /** A port provided by a service plugin of the stack (e.g. `workspace`); throws if none provides it. */
   port<T = unknown>(name: string): T;
+  /**
+   * afterModel only: pause the run for input (LangGraph's `interrupt(value)`). The thread
+   * goes `interrupted` with `value` in its task's `interrupts`; the resume run's
+   * `command: { resume }` is what this call returns then. The model is not called again:
+   * the kernel keeps the answer and re-runs the afterModel chain alone (kernel/loop/agent-node.ts).
+   * `journal`: entries written once, when the run really pauses here. Anywhere else it throws
+   * `KEEL_ERR_HOOK_INTERRUPT_OUTSIDE_AFTER_MODEL`.
+   */
+  interrupt<T = unknown>(value: unknown, options?: { journal?: readonly ApprovalJournalEntry[] }): T;
+  /** Journal an approval entry of this run (journal-entry@1 kind `approval`, with this agent and turn). */
+  journal(entry: ApprovalJournalEntry): void;
 }
 
 /** A tool as the kernel binds it: JSON Schema arguments and a plain function. */

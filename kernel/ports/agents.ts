@@ -70,6 +70,8 @@ export interface ChildAgentRequest {
    * are fenced by the parent's run row, its tools see it as `ctx.fence` (with `leaseEpoch`).
    */
   fence?: RunFence;
+  /** The parent run's user (the caller's `ctx.user`): the child's `ctx.user`. */
+  user?: string;
   /** The epoch of the child's own delegation lease (lease@1), recorded on its journal entries and writes. */
   leaseEpoch?: number;
   onStep?(step: ChildStep): void;

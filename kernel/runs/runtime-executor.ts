@@ -102,6 +102,7 @@ export function createRuntimeExecutor(options: RuntimeExecutorOptions): RuntimeE
           // an executor driven without one still lets a run-store-aware saver check the epoch.
           fence: io.fence ?? { runId: run.runId, epoch: run.epoch, now: () => clock.now() },
           ...(maxTurns !== undefined ? { maxTurns } : {}),
+          ...(run.user ? { user: run.user } : {}),
           ...resumeOptions(run.request),
         });
       } finally {

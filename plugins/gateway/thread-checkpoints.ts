@@ -17,6 +17,7 @@ import { runtimeOwnedChannels } from "../../kernel/compose/runtime-owned.js";
 import type { Composition } from "../../kernel/compose/types.js";
 import { portProvider } from "../../kernel/ports/resolve.js";
 import { ROLLBACK_PORT } from "../../kernel/ports/rollback.js";
+import { pendingNodes } from "../../kernel/loop/pause.js";
 import { publicValues, toWireValue } from "./wire-json.js";
 
 /** The loop's own bookkeeping channel (the runtime's `__keel`): carried along, never shown or written. */
@@ -271,7 +272,7 @@ function snapshotToWire(threadId: string, snapshot: StateSnapshot): ThreadStateW
   if (metadata.checkpoint_ns === "") delete metadata.checkpoint_ns;
   return {
     values: publicValues(snapshot.values as Record<string, unknown>),
-    next: [...snapshot.next],
+    next: pendingNodes(snapshot),
     checkpoint: checkpointOf(threadId, snapshot.config) ?? { thread_id: threadId, checkpoint_ns: "", checkpoint_id: null, checkpoint_map: null },
     metadata: toWireValue<Record<string, unknown>>(metadata),
     created_at: snapshot.createdAt ?? null,

@@ -2,6 +2,7 @@ import type { ToolMessage } from "@langchain/core/messages";
 import type { ReceiptV1 } from "../../contracts/receipt/v1.js";
 import { validate } from "../../contracts/registry.js";
 import { canonicalJson, sha256Hex } from "../../kernel/hashing.js";
+import { keelMeta } from "../../kernel/loop/message-meta.js";
 import type { ToolCall } from "../../kernel/plugin/types.js";
 
 export type Receipt = ReceiptV1;
@@ -49,7 +50,20 @@ export function buildReceipt({ id, toolCall, response, createdAt }: StampInput):
     outputSha256: shortSha256(output),
     bytes: Buffer.byteLength(output, "utf8"),
     createdAt,
+    ...approvalOf(response),
   };
+}
+
+/**
+ * The approval a tool result carries as `keel.approval` (set by a plugin that asked a human,
+ * such as human-approval, on the response it hands back): copied onto the receipt.
+ */
+function approvalOf(response: ToolMessage | null): { approval?: NonNullable<Receipt["approval"]> } {
+  const meta = response === null ? undefined : (keelMeta(response).approval as Record<string, unknown> | undefined);
+  if (!meta || typeof meta !== "object" || typeof meta.at !== "string") return {};
+  const decision = meta.decision;
+  if (decision !== "approve" && decision !== "edit" && decision !== "reject") return {};
+  return { approval: { decision, ...(typeof meta.by === "string" && meta.by !== "" ? { by: meta.by } : {}), at: meta.at } };
 }
 
 /**

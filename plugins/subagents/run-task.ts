@@ -108,6 +108,7 @@ export async function settleTask(input: SettleInput): Promise<TaskSettlement> {
       ...(lease ? { tokenLimit: lease.tokenAllowance, leaseEpoch: lease.epoch } : {}),
       // The parent's lease fence: the child's checkpoints and writes stop with the parent's lease.
       ...(ctx.fence ? { fence: ctx.fence } : {}),
+      ...(ctx.user !== undefined ? { user: ctx.user } : {}),
     },
     onStep: (step) => {
       if (step.kind === "model_call" && step.status === "ok") event("running", "in_progress", step.usage);

@@ -9,9 +9,9 @@ const skip = browserSkipReason();
 
 /**
  * Approve / edit / reject of an interrupted run's pending tool calls, in the LangChain v1 HITL
- * shape. The server side (interrupts, `command.resume`) is built on other branches: here the
- * thread's answer is replaced by an interrupted one and the resume request is captured, so the
- * page is checked against the shape — what it shows and exactly what it sends.
+ * shape. Here the thread's answer is replaced by an interrupted one and the resume request is
+ * captured, so the page is checked against the shape — what it shows and exactly what it sends;
+ * approvals-live.test.ts runs the same page against a real human-approval pause.
  */
 describe.skipIf(skip !== undefined)("the run inspector: approvals of an interrupted run (HITL request shape)", () => {
   let server: InspectorServer;

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { interrupt, MemorySaver } from "@langchain/langgraph";
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
 import { compose } from "../../kernel/compose/index.js";
+import { pendingNodes } from "../../kernel/loop/pause.js";
 import { createAgentRuntime, type RunOptions } from "../../kernel/loop/runtime.js";
 import { ScriptedChatModel, type ScriptedAgent } from "../../tools/testing/scripted-model.js";
 import { plugin, tool, toolsPlugin } from "./harness.js";
@@ -133,5 +134,68 @@ describe("interrupt() inside a hook", () => {
     expect(resumed.turns).toBe(2);
     const messages = (await runtime.getState("t1")).messages as BaseMessage[];
     expect(messages.map((m) => m.getType())).toEqual(["human", "ai", "tool", "ai"]);
+  });
+});
+
+describe("ctx.interrupt (the kernel seam for afterModel pauses)", () => {
+  const asking = (answers: unknown[]) =>
+    plugin(
+      { name: "asker", hooks: { afterModel: { observes: ["messages"] } } },
+      {
+        afterModel: async (state, ctx) => {
+          const last = (state.messages as AIMessage[]).at(-1)!;
+          if (!last.tool_calls?.length) return;
+          answers.push(ctx.interrupt({ ask: last.tool_calls.map((c) => c.name) }, { journal: [{ name: "echo", status: "requested" }] }));
+        },
+      },
+    );
+
+  it("pauses like interrupt(); the resume value is what it returns; the model is not called again", async () => {
+    const answers: unknown[] = [];
+    const { run, ran, model } = setup({ turns: [callEcho("a"), { content: "done" }], then: "stop" }, [asking(answers)]);
+    const paused = await run({});
+    expect(paused.outcome.primaryStopReason).toBe("awaiting_input");
+    expect(ran).toEqual([]);
+    await run({ input: null, command: { resume: "yes" } });
+    expect(answers).toEqual(["yes"]);
+    expect(model.turnsAnswered).toBe(2);
+    expect(ran).toEqual(["a"]);
+  });
+
+  it("a resume meant for a static pause before the model step does not answer the hook's question", async () => {
+    const answers: unknown[] = [];
+    const { run, ran } = setup({ turns: [{ content: "hello" }, callEcho("a"), { content: "done" }], then: "stop" }, [asking(answers)]);
+    await run({});
+    // Second task: pause before the agent step, then resume it with a value for that pause.
+    const paused = await run({ input: "again", interrupts: { before: ["agent"] } });
+    expect(paused.outcome.primaryStopReason).toBe("awaiting_input");
+    const asked = await run({ input: null, command: { resume: "static pause value" } });
+    expect(answers).toEqual([]);
+    expect(asked.outcome.primaryStopReason).toBe("awaiting_input");
+    expect(ran).toEqual([]);
+    await run({ input: null, command: { resume: "for the hook" } });
+    expect(answers).toEqual(["for the hook"]);
+    expect(ran).toEqual(["a"]);
+  });
+
+  it("outside afterModel it is KEEL_ERR_HOOK_INTERRUPT_OUTSIDE_AFTER_MODEL", async () => {
+    const early = plugin({ name: "early", hooks: { beforeModel: { observes: ["messages"] } } }, { beforeModel: async (_state, ctx) => void ctx.interrupt("now?") });
+    const { run } = setup({ turns: [{ content: "done" }], then: "stop" }, [early]);
+    const result = await run({});
+    expect(result.outcome.status).toBe("failed");
+    expect(result.outcome.error?.type).toBe("KEEL_ERR_HOOK_INTERRUPT_OUTSIDE_AFTER_MODEL");
+  });
+});
+
+describe("pendingNodes (what a paused thread continues with)", () => {
+  const task = (name: string, extra: Record<string, unknown>) => ({ id: `${name}-id`, name, path: [] as never, interrupts: [], ...extra }) as never;
+  it("adds a task waiting at an interrupt that LangGraph left out of next (it holds a consumed resume write)", () => {
+    expect(pendingNodes({ next: [], tasks: [task("agent", { interrupts: [{ id: "i", value: 1 }] })] })).toEqual(["agent"]);
+    expect(pendingNodes({ next: ["agent"], tasks: [task("agent", { interrupts: [{ id: "i", value: 1 }] })] })).toEqual(["agent"]);
+  });
+  it("leaves out a task that ran on after its interrupt (a past checkpoint: it has a result) or failed", () => {
+    expect(pendingNodes({ next: [], tasks: [task("agent", { interrupts: [{ id: "i", value: 1 }], result: { messages: [] } })] })).toEqual([]);
+    expect(pendingNodes({ next: [], tasks: [task("agent", { interrupts: [{ id: "i", value: 1 }], error: new Error("x") })] })).toEqual([]);
+    expect(pendingNodes({ next: ["tools"], tasks: [task("tools", {})] })).toEqual(["tools"]);
   });
 });

@@ -158,9 +158,13 @@ export async function createServeExecutor(options: ServeExecutorOptions): Promis
       const summarize = options.summaryModels ? modelSummarizer(options.summaryModels(run.runId)) : undefined;
       // The run user's long-term memory, for the lead and for every child it delegates to.
       const hostPorts = options.items ? { [ITEM_STORE_PORT]: new UserItemStore(options.items, run.user, { now: () => new Date().toISOString() }) } : {};
+      // A child refuses what the lead's approval policy covers: the lead's composed policy (stack, assistant, request) is the child's.
+      const policy = leadComposition.plugins.get("human-approval")?.config;
+      const childPolicy: ConfigMap | undefined = policy && stack.subagent.plugins.has("human-approval") ? { "human-approval": { ...policy } } : undefined;
+      // The run's plugin options reach the children's plugins of the same names (README, "Assistants API").
+      const childLayer: ConfigMap | undefined = pluginOptions || childPolicy ? { ...pluginOptions, ...childPolicy } : undefined;
       const agents = createChildRunner({
-        // The run's plugin options reach the children's plugins of the same names (README, "Assistants API").
-        composeChild: pluginOptions ? (extra) => stack.composeSubagent(pluginOptions, extra) : stack.composeChild,
+        composeChild: childLayer ? (extra) => stack.composeSubagent(childLayer, extra) : stack.composeChild,
         ports: hostPorts,
         modelFor: (agentPath, subagentType) => models.forChild(agentPath, subagentType),
         types: models.childTypes,

@@ -11,7 +11,7 @@ import { isPluginLike, toPlugin } from "../../kernel/plugin/define-plugin.js";
 import type { Plugin } from "../../kernel/plugin/types.js";
 import { BUILTIN_PLUGINS } from "../../plugins/builtins.js";
 
-export const BUILTIN_STACKS = ["lead", "subagent"] as const;
+export const BUILTIN_STACKS = ["lead", "subagent", "lead-approval", "subagent-approval"] as const;
 
 export interface LoadedStack {
   /** The stack with `module` entries replaced by the loaded plugins. */
