@@ -7,8 +7,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sdkMethods } from "../sdk-methods.js";
 import { packageRoot } from "../../kernel/package-root.js";
 import { MemoryCronStore } from "../../kernel/runs/cron-memory-store.js";
 import { MemoryStreamBridge } from "../../kernel/runs/memory-bridge.js";
@@ -19,7 +19,6 @@ import { differenceRows } from "../differential/differences-table.js";
 import { ScriptedExecutor } from "../plugins/gateway/harness.js";
 
 const HTTP_DOC = readFileSync(join(packageRoot(), "docs", "http.md"), "utf8");
-const CLIENTS = ["assistants", "threads", "runs", "store", "crons"] as const;
 
 /** `METHOD /path` for every route of Fastify's route tree (`printRoutes({ commonPrefix: false })`), HEAD left out where GET is served. */
 export function routesOfTree(tree: string): string[] {
@@ -38,15 +37,6 @@ export function routesOfTree(tree: string): string[] {
   return routes;
 }
 
-/** Every public method of the five clients, as `client.method`, from the SDK's prototypes. */
-function sdkMethods(): string[] {
-  const client = new Client({ apiUrl: "http://127.0.0.1:1" });
-  return CLIENTS.flatMap((name) =>
-    Object.getOwnPropertyNames(Object.getPrototypeOf(client[name]))
-      .filter((method) => method !== "constructor" && typeof (client[name] as unknown as Record<string, unknown>)[method] === "function")
-      .map((method) => `${name}.${method}`),
-  );
-}
 
 /** The routes docs/http.md names as `` `METHOD /path` `` (the form its route table uses). */
 function documentedRoutes(markdown: string): Set<string> {

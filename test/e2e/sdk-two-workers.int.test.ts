@@ -16,6 +16,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@langchain/langgraph-sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sdkMethods } from "../sdk-methods.js";
 import { FIXTURES, startServe, tempDir, type ServeProcess } from "./serve-process.js";
 import { PG_URL, REDIS_URL, servicesUnavailable } from "./services.js";
 import { scratchDatabase } from "../plugins/store-sql/scratch-database.js";
@@ -30,16 +31,6 @@ interface PgClient {
 }
 const { Client: PgClientClass } = createRequire(import.meta.url)("pg") as { Client: new (options: { connectionString: string }) => PgClient };
 
-const CLIENTS = ["assistants", "threads", "runs", "store", "crons"] as const;
-/** Every public method of the five clients, as `client.method`, from the SDK's own prototypes. */
-function sdkMethods(): string[] {
-  const client = new Client({ apiUrl: "http://127.0.0.1:1" });
-  return CLIENTS.flatMap((name) =>
-    Object.getOwnPropertyNames(Object.getPrototypeOf(client[name]))
-      .filter((method) => method !== "constructor" && typeof (client[name] as unknown as Record<string, unknown>)[method] === "function")
-      .map((method) => `${name}.${method}`),
-  );
-}
 const METHODS = sdkMethods();
 
 const input = { messages: [{ role: "user", content: "Write a note." }] };
