@@ -72,7 +72,7 @@ async function servedRun(bridge: StreamBridge): Promise<{ url: string; ids: stri
   const now = new Date().toISOString();
   const threadId = `bench-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
   await store.createThread({ threadId, owner: "local", status: "idle", metadata: {}, createdAt: now, updatedAt: now });
-  const run: RunRecord = { runId: `${threadId}-run`, threadId, assistantId: "lead", status: "pending", multitaskStrategy: "reject", epoch: 0, createdAt: now, updatedAt: now, user: "local", request: { assistantId: "lead", input: "bench" } };
+  const run: RunRecord = { runId: `${threadId}-run`, threadId, assistantId: "lead", status: "pending", multitaskStrategy: "reject", epoch: 0, createdAt: now, updatedAt: now, user: "local", request: { assistantId: "lead", input: "bench", streamMode: ["updates"] } };
   await store.admitRun(run);
   const ids: string[] = [];
   ids.push((await bridge.publish(run.runId, "metadata", { run_id: run.runId, thread_id: threadId, attempt: 1 })).id);
