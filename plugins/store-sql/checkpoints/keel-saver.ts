@@ -12,7 +12,8 @@
  * Dialect-independent over a `SqlExecutor` (SQLite on a better-sqlite3 handle, PostgreSQL
  * on a `pg` Pool). Serialization is the saver's `serde` (JsonPlusSerializer by default),
  * value by value, so values round-trip as with LangGraph's own savers. Writes are
- * committed before `put`/`putWrites` resolve; a write carrying a lease fence
+ * committed before `put`/`putWrites` resolve (a step's `putWrites` ride in its `put`'s
+ * transaction: `parked-writes.ts`); a write carrying a lease fence
  * (`fence.ts`) is checked against the run store's lease in the same transaction (on
  * PostgreSQL a `put` or `putWrites` is one statement, one round trip: `postgres-functions.ts`).
  */
@@ -36,6 +37,7 @@ import { KeelError } from "../../../kernel/errors.js";
 import { fencingDisabled } from "../../../kernel/ports/fence.js";
 import { diffChannels, type ChannelChange } from "./channel-diff.js";
 import { assertLeaseHeld, fenceOf, type LeaseFence } from "./fence.js";
+import { ParkedWrites } from "./parked-writes.js";
 import { chainToSnapshot, GroupRebuilder, type ChannelValues, type HeaderLink } from "./rebuild.js";
 import { CHECKPOINTS_TABLE, META_TABLE, schemaSql, VALUES_TABLE, WRITES_TABLE } from "./schema.js";
 import { postgresFunctionsSql } from "./postgres-functions.js";
@@ -43,6 +45,7 @@ import {
   bytesOf,
   type CheckpointWrite,
   type PendingWriteRow,
+  type PendingWritesWrite,
   type SqlExecutor,
   type SqlParam,
   type SqlRow,
@@ -131,6 +134,13 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
   private ready: Promise<void>;
   /** The tables exist (what `whenReady` steps themselves wait for). */
   private readonly created: Promise<void>;
+  /** `putWrites` waiting to ride with their step's `put` (`parked-writes.ts`). */
+  private readonly parked = new ParkedWrites(
+    (write) => this.executor.putPendingWrites(write, this.judge(write.fence)),
+    (threadId, ns) => this.putsInFlight.get(headKey(threadId, ns)),
+  );
+  /** The `put` being written per (thread, namespace), so parked writes wait for the `put` chained after it. */
+  private readonly putsInFlight = new Map<string, Promise<unknown>>();
 
   /** Creates the tables if needed (synchronously on SQLite; on PostgreSQL every call waits for it). */
   constructor(
@@ -253,20 +263,35 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
     const key = headKey(threadId, ns);
     const head = this.heads.get(key);
     const base = head !== undefined && parentId !== null && head.checkpointId === parentId && head.checkpointId !== prepared.id && head.depth + 1 < this.snapshotEvery ? head : undefined;
+    // The step's pending writes (on the parent) are committed with this checkpoint.
+    const riding = parentId !== null && parentId !== prepared.id ? this.parked.take(threadId, ns, parentId, fence) : undefined;
+    const writing = (async () => {
+      const put = { threadId, ns, parentId, fence, prepared, metadata, key, pendingWrites: (await riding?.writes()) ?? [] };
+      try {
+        await this.putRows(put, base);
+      } catch (error) {
+        if (!(error instanceof StaleHead)) throw error;
+        // The cached parent changed under us (pruned or deleted elsewhere): store a snapshot.
+        this.dropHead(key);
+        await this.putRows(put, undefined);
+      }
+    })();
+    this.putsInFlight.set(key, writing);
     try {
-      await this.putRows({ threadId, ns, parentId, fence, prepared, metadata, key }, base);
+      await writing;
     } catch (error) {
-      if (!(error instanceof StaleHead)) throw error;
-      // The cached parent changed under us (pruned or deleted elsewhere): store a snapshot.
-      this.dropHead(key);
-      await this.putRows({ threadId, ns, parentId, fence, prepared, metadata, key }, undefined);
+      riding?.settle(error);
+      throw error;
+    } finally {
+      if (this.putsInFlight.get(key) === writing) this.putsInFlight.delete(key);
     }
+    riding?.settle();
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: prepared.id } };
   }
 
   /** Writes one checkpoint: a delta against `base` (the cached parent), or a snapshot without it. */
   private async putRows(
-    put: { threadId: string; ns: string; parentId: string | null; fence: LeaseFence | undefined; prepared: Checkpoint; metadata: CheckpointMetadata; key: string },
+    put: { threadId: string; ns: string; parentId: string | null; fence: LeaseFence | undefined; prepared: Checkpoint; metadata: CheckpointMetadata; key: string; pendingWrites: readonly PendingWritesWrite[] },
     base: Head | undefined,
   ): Promise<void> {
     const { threadId, ns, parentId, fence, prepared, metadata } = put;
@@ -301,32 +326,42 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
       ...(base ? { base: { checkpointId: base.checkpointId, snapshotId: base.snapshotId } } : {}),
       checkpoint: { threadId, ns, checkpointId: prepared.id, parentId, snapshotId, depth, type, header: headerBytes, metadata: metadataBytes },
       values: valueRows,
+      ...(put.pendingWrites.length > 0 ? { pendingWrites: put.pendingWrites } : {}),
     };
     await this.executor.putCheckpoint(write, this.judge(fence));
     const bytes = Object.values(channelBytes).reduce((sum, n) => sum + n, 0);
     this.remember(put.key, { checkpointId: prepared.id, snapshotId, depth, values, channelBytes, bytes });
   }
 
-  override async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
-    await this.ready;
-    return this.putWritesNow(config, writes, taskId, taskPath);
+  override putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
+    return this.putWritesNow(config, writes, taskId, taskPath, this.ready);
   }
 
-  /** `putWrites` without waiting for `whenReady` steps. */
-  async putWritesNow(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
-    const threadId = requireThread(config, "put writes");
-    const checkpointId = config.configurable?.checkpoint_id as string | undefined;
-    if (!checkpointId) throw new Error(`Failed to put writes: the RunnableConfig has no "checkpoint_id" in its "configurable" property.`);
-    const ns = String(config.configurable?.checkpoint_ns ?? "");
-    const fence = fenceOf(config);
-    const rows: PendingWriteRow[] = [];
-    for (const [idx, [channel, value]] of writes.entries()) {
-      const [type, bytes] = await this.serde.dumpsTyped(value);
-      const special = WRITES_IDX_MAP[channel];
-      rows.push({ idx: special || idx, channel, type, value: bytes, special: special !== undefined });
+  /**
+   * `putWrites` without waiting for `whenReady` steps (`after`: what to wait for first).
+   * Parked at once (before any await), so the step's `put` that follows finds it.
+   */
+  putWritesNow(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string, after: Promise<void> = this.created): Promise<void> {
+    try {
+      const threadId = requireThread(config, "put writes");
+      const checkpointId = config.configurable?.checkpoint_id as string | undefined;
+      if (!checkpointId) throw new Error(`Failed to put writes: the RunnableConfig has no "checkpoint_id" in its "configurable" property.`);
+      const ns = String(config.configurable?.checkpoint_ns ?? "");
+      const fence = fenceOf(config);
+      const prepared = (async (): Promise<PendingWritesWrite | undefined> => {
+        await after;
+        const rows: PendingWriteRow[] = [];
+        for (const [idx, [channel, value]] of writes.entries()) {
+          const [type, bytes] = await this.serde.dumpsTyped(value);
+          const special = WRITES_IDX_MAP[channel];
+          rows.push({ idx: special || idx, channel, type, value: bytes, special: special !== undefined });
+        }
+        return rows.length === 0 ? undefined : { ...(fence ? { fence } : {}), threadId, ns, checkpointId, taskId, taskPath: taskPath ?? "", rows };
+      })();
+      return this.parked.park(threadId, ns, checkpointId, fence, prepared);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    if (rows.length === 0) return;
-    await this.executor.putPendingWrites({ ...(fence ? { fence } : {}), threadId, ns, checkpointId, taskId, taskPath: taskPath ?? "", rows }, this.judge(fence));
   }
 
   // ---- thread operations ---------------------------------------------------------------
@@ -334,6 +369,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
   /** Removes every checkpoint, delta and pending write of the thread (all namespaces). */
   override async deleteThread(threadId: string): Promise<void> {
     await this.ready;
+    await this.parked.flushAll();
     this.forget(threadId);
     await this.write({
       statements: [CHECKPOINTS_TABLE, VALUES_TABLE, WRITES_TABLE].map((table) => ({ sql: `DELETE FROM ${table} WHERE thread_id = ?`, params: [threadId] })),
@@ -347,6 +383,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
    */
   async copyThread(from: string, to: string): Promise<void> {
     await this.ready;
+    await this.parked.flushAll();
     const exists = await this.executor.all(`SELECT 1 AS one FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ? LIMIT 1`, [to]);
     if (exists.length > 0) throw new KeelError("KEEL_ERR_CHECKPOINT_THREAD_EXISTS", `cannot copy checkpoints of thread ${from} to ${to}: ${to} already has checkpoints`);
     const empty = `NOT EXISTS (SELECT 1 FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ?)`;
@@ -374,6 +411,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
   async pruneThread(threadId: string, keepLatest: number): Promise<void> {
     await this.ready;
     if (!Number.isInteger(keepLatest) || keepLatest < 1) throw new RangeError(`keepLatest must be a positive integer, got ${keepLatest}`);
+    await this.parked.flushAll();
     const rows = (await this.executor.all(
       `SELECT checkpoint_ns, checkpoint_id, parent_checkpoint_id, snapshot_id FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ? ORDER BY checkpoint_ns, checkpoint_id DESC`,
       [threadId],
@@ -420,6 +458,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
   /** Releases the executor (and the handle or pool when the saver opened it). */
   async close(): Promise<void> {
     await this.ready.catch(() => undefined);
+    await this.parked.flushAll();
     this.heads.clear();
     this.headBytes = 0;
     await this.executor.close();

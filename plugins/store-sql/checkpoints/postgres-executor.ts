@@ -45,6 +45,21 @@ export function numberPlaceholders(sql: string): string {
   return sql.replace(/\?/g, () => `$${++n}`);
 }
 
+/** Pending writes as the put function's columns (`WRITES_ARGS`), one element per write, in order. */
+function writeColumns(writes: readonly PendingWritesWrite[]): unknown[][] {
+  const rows = writes.flatMap((w) => w.rows.map((r) => ({ w, r })));
+  return [
+    rows.map(({ w }) => w.checkpointId),
+    rows.map(({ w }) => w.taskId),
+    rows.map(({ w }) => w.taskPath),
+    rows.map(({ r }) => r.idx),
+    rows.map(({ r }) => r.channel),
+    rows.map(({ r }) => r.type),
+    rows.map(({ r }) => r.value),
+    rows.map(({ r }) => r.special),
+  ];
+}
+
 /** Arbitrary, fixed: the advisory lock key of the checkpointer's DDL. */
 const DDL_LOCK = 7_431_906_218;
 
@@ -127,7 +142,7 @@ export class PostgresExecutor implements SqlExecutor {
     }
   }
 
-  /** One round trip: the `keel_ckpt_put_v1` function checks the fence and the base and writes the rows in one statement (`postgres-functions.ts`). */
+  /** One round trip: the `keel_ckpt_put_v2` function checks the fence and the base and writes the rows (and the step's pending writes) in one statement (`postgres-functions.ts`). */
   async putCheckpoint(write: CheckpointWrite, judge: WriteJudge): Promise<void> {
     const { checkpoint: c, values } = write;
     const params: unknown[] = [
@@ -141,6 +156,7 @@ export class PostgresExecutor implements SqlExecutor {
       values.map((v) => v.keep),
       values.map((v) => v.type),
       values.map((v) => v.value),
+      ...writeColumns(write.pendingWrites ?? []),
     ];
     const row = (await (await this.pool).query(PUT_CALL, params)).rows[0]!;
     if (row.o_written !== true) this.refused(write.fence, row, judge, row.o_guard === true);

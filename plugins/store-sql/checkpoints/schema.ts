@@ -14,6 +14,13 @@
  *
  * Every row of the first three records the lease it was written under (`run_id`,
  * `epoch`; null when the write carried no fence).
+ *
+ * The snapshot-group indexes lead with `snapshot_id`: an index on (thread, namespace,
+ * snapshot) also matched the (thread, namespace) prefix of a lookup by checkpoint id, and
+ * PostgreSQL's generic plan for the put function's `DELETE` of a checkpoint's values chose
+ * it, scanning every value row of the thread on every step (a put 0.6 ms at step 1, 2 ms at
+ * step 2,000). With `snapshot_id` first, a lookup by checkpoint id can only use the primary
+ * key. The old indexes (`…_snapshot`) are dropped when the tables are opened.
  */
 import type { SqlDialect } from "./sql-executor.js";
 
@@ -40,7 +47,8 @@ CREATE TABLE IF NOT EXISTS ${CHECKPOINTS_TABLE} (
   epoch ${int},
   PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
 );
-CREATE INDEX IF NOT EXISTS keel_ckpt_checkpoints_snapshot ON ${CHECKPOINTS_TABLE} (thread_id, checkpoint_ns, snapshot_id);
+DROP INDEX IF EXISTS keel_ckpt_checkpoints_snapshot;
+CREATE INDEX IF NOT EXISTS keel_ckpt_checkpoints_by_snapshot ON ${CHECKPOINTS_TABLE} (snapshot_id, thread_id, checkpoint_ns);
 CREATE TABLE IF NOT EXISTS ${VALUES_TABLE} (
   thread_id TEXT NOT NULL,
   checkpoint_ns TEXT NOT NULL,
@@ -56,7 +64,8 @@ CREATE TABLE IF NOT EXISTS ${VALUES_TABLE} (
   epoch ${int},
   PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, channel)
 );
-CREATE INDEX IF NOT EXISTS keel_ckpt_values_snapshot ON ${VALUES_TABLE} (thread_id, checkpoint_ns, snapshot_id);
+DROP INDEX IF EXISTS keel_ckpt_values_snapshot;
+CREATE INDEX IF NOT EXISTS keel_ckpt_values_by_snapshot ON ${VALUES_TABLE} (snapshot_id, thread_id, checkpoint_ns);
 CREATE TABLE IF NOT EXISTS ${WRITES_TABLE} (
   thread_id TEXT NOT NULL,
   checkpoint_ns TEXT NOT NULL,

@@ -76,6 +76,12 @@ export interface CheckpointWrite {
   base?: { checkpointId: string; snapshotId: string };
   checkpoint: CheckpointRow;
   values: readonly ValueRow[];
+  /**
+   * Pending writes of the step that produced this checkpoint (on its parent), committed in
+   * the same transaction: the saver holds a `putWrites` until its step's `put` comes (the
+   * same macrotask), so a step costs one commit, not two. Same fence as the checkpoint.
+   */
+  pendingWrites?: readonly PendingWritesWrite[];
 }
 
 /** One pending write (`keel_ckpt_writes`); `special` (errors, interrupts, …: a negative `idx`) replaces, an ordinary one is written once. */

@@ -1,7 +1,8 @@
 /**
- * A `put` and a `putWrites` as plain statements in one transaction (`WriteBatch`): how
- * SQLite applies them (`sqlite-executor.ts`). PostgreSQL applies the same rows in one
- * statement instead (`postgres-functions.ts`); both write the same rows.
+ * A `put` (with the pending writes riding with it) and a `putWrites` as plain statements
+ * in one transaction (`WriteBatch`): how SQLite applies them (`sqlite-executor.ts`).
+ * PostgreSQL applies the same rows in one statement instead (`postgres-functions.ts`);
+ * both write the same rows.
  */
 import { CHECKPOINTS_TABLE, VALUES_TABLE, WRITES_TABLE } from "./schema.js";
 import type { CheckpointWrite, PendingWritesWrite, SqlParam, SqlStatement, WriteBatch } from "./sql-executor.js";
@@ -34,6 +35,7 @@ export function checkpointBatch(write: CheckpointWrite): WriteBatch {
     const row = `(${placeholders(12)})`;
     statements.push({ sql: `INSERT INTO ${VALUES_TABLE} (${VALUE_INSERT}) VALUES ${values.map(() => row).join(", ")}`, params });
   }
+  for (const w of write.pendingWrites ?? []) statements.push(...pendingWritesBatch(w).statements);
   const guard: SqlStatement | undefined = base
     ? { sql: `SELECT 1 AS one FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND snapshot_id = ?`, params: [c.threadId, c.ns, base.checkpointId, base.snapshotId] }
     : undefined;
