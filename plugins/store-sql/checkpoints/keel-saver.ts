@@ -37,6 +37,7 @@ import { KeelError } from "../../../kernel/errors.js";
 import { fencingDisabled } from "../../../kernel/ports/fence.js";
 import { diffChannels, type ChannelChange } from "./channel-diff.js";
 import { assertLeaseHeld, fenceOf, type LeaseFence } from "./fence.js";
+import { ListBytes } from "./list-bytes.js";
 import { ParkedWrites } from "./parked-writes.js";
 import { chainToSnapshot, GroupRebuilder, type ChannelValues, type HeaderLink } from "./rebuild.js";
 import { CHECKPOINTS_TABLE, META_TABLE, schemaSql, VALUES_TABLE, WRITES_TABLE } from "./schema.js";
@@ -139,6 +140,8 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
     (write) => this.executor.putPendingWrites(write, this.judge(write.fence)),
     (threadId, ns) => this.putsInFlight.get(headKey(threadId, ns)),
   );
+  /** Lists serialized from their items' bytes, each item once (`list-bytes.ts`). */
+  private readonly lists: ListBytes;
   /** The `put` being written per (thread, namespace), so parked writes wait for the `put` chained after it. */
   private readonly putsInFlight = new Map<string, Promise<unknown>>();
 
@@ -154,6 +157,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
     this.headCacheSize = Math.max(0, options.headCacheSize ?? DEFAULT_HEAD_CACHE_SIZE);
     this.headCacheBytes = Math.max(0, options.headCacheBytes ?? DEFAULT_HEAD_CACHE_BYTES);
     this.now = options.now ?? Date.now;
+    this.lists = new ListBytes(this.serde);
     const created = executor.exec(executor.dialect === "postgres" ? `${schemaSql("postgres")}\n${postgresFunctionsSql}` : schemaSql("sqlite"));
     this.created = created instanceof Promise ? created : Promise.resolve();
     this.created.catch(() => undefined);
@@ -311,12 +315,12 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
         valueRows.push({ channel, op: "unset", from: null, keep: null, type: null, value: null });
       }
       if (change.op === "set") {
-        const [valueType, bytes] = await this.serde.dumpsTyped(change.value);
+        const [valueType, bytes] = await this.lists.dumpsTyped(change.value);
         channelBytes[channel] = bytes.byteLength;
         valueRows.push({ channel, op: "set", from: null, keep: null, type: valueType, value: bytes });
       }
       if (change.op === "splice") {
-        const [valueType, bytes] = await this.serde.dumpsTyped(change.items);
+        const [valueType, bytes] = await this.lists.dumpsTyped(change.items);
         channelBytes[channel] = (channelBytes[channel] ?? 0) + bytes.byteLength;
         valueRows.push({ channel, op: "splice", from: change.from, keep: change.keep, type: valueType, value: bytes });
       }
@@ -352,7 +356,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
         await after;
         const rows: PendingWriteRow[] = [];
         for (const [idx, [channel, value]] of writes.entries()) {
-          const [type, bytes] = await this.serde.dumpsTyped(value);
+          const [type, bytes] = await this.lists.dumpsTyped(value);
           const special = WRITES_IDX_MAP[channel];
           rows.push({ idx: special || idx, channel, type, value: bytes, special: special !== undefined });
         }
