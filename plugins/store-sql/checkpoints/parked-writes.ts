@@ -21,13 +21,15 @@ interface Held {
   reject(error: unknown): void;
 }
 
-/** Writes a `put` took: it settles them with its own outcome. */
+/** Writes a `put` took: it settles them with its own outcome (all of them, or those `writes()` returned). */
 export interface Riding {
   /** The writes to commit with the put (a write whose serialization failed is settled with its error and left out). */
   writes(): Promise<PendingWritesWrite[]>;
   settle(error?: unknown): void;
 }
 
+/** How many in-flight puts of its thread a held write waits out before it is written alone. */
+const MAX_WAITS = 4;
 const keyOf = (threadId: string, ns: string, checkpointId: string) => JSON.stringify([threadId, ns, checkpointId]);
 const sameFence = (a: LeaseFence | undefined, b: LeaseFence | undefined) => a?.runId === b?.runId && a?.epoch === b?.epoch;
 
@@ -55,11 +57,14 @@ export class ParkedWrites {
       list = [];
       this.held.set(key, list);
       const mine = list;
+      let waits = 0;
       const later = () =>
         setImmediate(() => {
-          const inFlight = this.held.get(key) === mine ? this.putInFlight(threadId, ns) : undefined;
+          // A few puts in a row at most (a thread written continuously must not hold writes for ever).
+          const inFlight = this.held.get(key) === mine && waits < MAX_WAITS ? this.putInFlight(threadId, ns) : undefined;
           if (inFlight) void inFlight.then(later, later);
           else void this.flush(key, mine);
+          waits += 1;
         });
       later();
     }
@@ -75,8 +80,10 @@ export class ParkedWrites {
     if (list === undefined || !list.every((h) => sameFence(h.fence, fence))) return undefined;
     this.held.delete(key);
     const riding: Held[] = [];
+    let collected = false;
     return {
       writes: async () => {
+        collected = true;
         const writes: PendingWritesWrite[] = [];
         for (const h of list) {
           try {
@@ -90,7 +97,7 @@ export class ParkedWrites {
         return writes;
       },
       settle: (error) => {
-        for (const h of riding) if (error === undefined) h.resolve();
+        for (const h of collected ? riding : list) if (error === undefined) h.resolve();
         else h.reject(error);
       },
     };
