@@ -5,7 +5,8 @@
  * `durability: "sync"`). So the saver holds each `putWrites` until the end of the
  * macrotask — or, while a `put` of the same thread is still being written (LangGraph
  * chains the next `put` after it: the first step's writes arrive while the input
- * checkpoint is in flight), until the macrotask after that `put` settles: a `put` whose
+ * checkpoint is in flight), until the macrotask after that `put` settles (at most four
+ * such `put`s in a row): a `put` whose
  * parent is the writes' checkpoint takes them into its own transaction (one commit a step
  * instead of two); writes no `put` took by then (a failed or interrupted step,
  * `updateState`) are written alone, each as before. A `putWrites` resolves once its rows
