@@ -3,6 +3,8 @@
  * the run store and the checkpoints can share one file and one connection), used
  * synchronously. A write is one `BEGIN IMMEDIATE` transaction: it takes the file's
  * write lock first, so the lease row read for a fence cannot change before the commit.
+ * A handle the executor owns checkpoints its WAL in a worker thread once it has written
+ * steadily (`wal-checkpoints.ts`).
  */
 import { RUNS_TABLE } from "../entities.js";
 import { retryWhileBusy } from "../sqlite-busy.js";
@@ -18,6 +20,7 @@ import {
   type WriteJudge,
   type WriteReads,
 } from "./sql-executor.js";
+import { walCheckpointWorker } from "./wal-checkpoints.js";
 import { checkpointBatch, pendingWritesBatch } from "./write-statements.js";
 
 /** The part of better-sqlite3's API used here (the package ships no types of its own). */
@@ -33,7 +36,22 @@ export interface BetterSqliteDatabase {
   transaction<F extends (...args: never[]) => unknown>(fn: F): F & { immediate: F };
   close(): unknown;
   readonly open: boolean;
+  /** The file's path (`:memory:` or empty for an in-memory or temporary database). */
+  readonly name?: string;
+  readonly memory?: boolean;
 }
+
+export interface SqliteExecutorOptions {
+  /**
+   * After this many write transactions, an owned file handle's WAL is checkpointed by a
+   * worker thread instead of inside commits (`wal-checkpoints.ts`); default 256.
+   * `Infinity`: never (every checkpoint inline, as SQLite does by default).
+   */
+  backgroundCheckpointsAfter?: number;
+}
+
+/** Writes before an owned handle's WAL checkpoints move to the worker. */
+export const DEFAULT_BACKGROUND_CHECKPOINTS_AFTER = 256;
 
 const toDriver = (params: readonly SqlParam[]): unknown[] => params.map((p) => (p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p.buffer, p.byteOffset, p.byteLength) : p));
 
@@ -41,12 +59,18 @@ export class SqliteExecutor implements SqlExecutor {
   readonly dialect = "sqlite" as const;
   private readonly statements = new Map<string, BetterSqliteStatement>();
   private readonly apply: (batch: WriteBatch, check: (reads: WriteReads) => void) => void;
+  /** Write transactions until the WAL's checkpoints move to the worker (owned file handles only). */
+  private writesBeforeBackground: number;
+  private releaseWal: (() => Promise<void>) | undefined;
 
   /** `ownsHandle`: close the handle with the executor (a handle opened by the factory, not a shared one). */
   constructor(
     readonly db: BetterSqliteDatabase,
     private readonly ownsHandle = false,
+    options: SqliteExecutorOptions = {},
   ) {
+    const after = options.backgroundCheckpointsAfter ?? DEFAULT_BACKGROUND_CHECKPOINTS_AFTER;
+    this.writesBeforeBackground = ownsHandle && db.memory !== true && db.name && db.name !== ":memory:" ? after : Infinity;
     this.apply = db.transaction((batch: WriteBatch, check: (reads: WriteReads) => void) => {
       const lease = batch.fence ? this.lease(batch.fence.runId) : undefined;
       const guard = batch.guard ? this.prepared(batch.guard.sql).get(...toDriver(batch.guard.params)) !== undefined : true;
@@ -61,7 +85,15 @@ export class SqliteExecutor implements SqlExecutor {
 
   /** Synchronous unless the file's write lock is still taken after busy_timeout: then retried (sqlite-busy.ts) and a promise. */
   write(batch: WriteBatch, check: (reads: WriteReads) => void): void | Promise<void> {
+    if (--this.writesBeforeBackground <= 0) this.checkpointInBackground();
     return retryWhileBusy(() => this.apply(batch, check));
+  }
+
+  /** Hands the WAL's checkpoints to the worker (a WAL-mode file only; inline if the worker is unavailable). */
+  private checkpointInBackground(): void {
+    this.writesBeforeBackground = Infinity;
+    if (String(this.db.pragma("journal_mode", { simple: true })).toLowerCase() !== "wal") return;
+    this.releaseWal = walCheckpointWorker.watch(this.db, this.db.name!);
   }
 
   /** One `BEGIN IMMEDIATE` transaction (`write-statements.ts`), judged inside it. */
@@ -77,8 +109,12 @@ export class SqliteExecutor implements SqlExecutor {
     this.db.exec(sql);
   }
 
-  close(): void {
+  /** The worker lets go of the file first, so the handle closes last (checkpointing and removing the log, as SQLite does). */
+  async close(): Promise<void> {
     this.statements.clear();
+    this.writesBeforeBackground = Infinity;
+    await this.releaseWal?.();
+    this.releaseWal = undefined;
     if (this.ownsHandle && this.db.open) this.db.close();
   }
 
