@@ -9,7 +9,7 @@ import { HumanMessage, AIMessage } from "@langchain/core/messages";
 import { emptyCheckpoint, uuid6, type Checkpoint } from "@langchain/langgraph-checkpoint";
 import { describe, expect, it } from "vitest";
 import { KeelCheckpointSaver } from "../../plugins/store-sql/checkpoints/keel-saver.js";
-import { numberPlaceholders, PostgresExecutor, type PgClient, type PgPool } from "../../plugins/store-sql/checkpoints/postgres-executor.js";
+import { numberPlaceholders, PostgresExecutor, type PgClient, type PgNamedQuery, type PgPool } from "../../plugins/store-sql/checkpoints/postgres-executor.js";
 import { backends, pgReachable, pgSchemaPool } from "./backends.js";
 
 const NOW = Date.parse("2030-01-01T00:00:00.000Z");
@@ -21,8 +21,8 @@ function checkpointWith(messages: unknown[], parent?: Checkpoint): Checkpoint {
 }
 
 /** A pool that counts every statement sent (on the pool or on a checked-out client) and every checkout. */
-function countingPool(pool: PgPool): { pool: PgPool; sent: string[]; checkouts: () => number } {
-  const sent: string[] = [];
+function countingPool(pool: PgPool): { pool: PgPool; sent: Array<string | PgNamedQuery>; checkouts: () => number } {
+  const sent: Array<string | PgNamedQuery> = [];
   let checkouts = 0;
   return {
     sent,
@@ -76,6 +76,8 @@ describe.skipIf(!pgReachable)("checkpoint writes on PostgreSQL: one round trip e
       );
       expect(counting.sent.length - sentBefore).toBe(3);
       expect(counting.checkouts() - checkoutsBefore).toBe(0);
+      // Each a named prepared statement, named after its function (parsed and planned once per connection).
+      expect(counting.sent.slice(sentBefore).map((q) => (typeof q === "string" ? q : q.name))).toEqual(["keel_ckpt_put_v2", "keel_ckpt_put_v2", "keel_ckpt_put_writes_v1"]);
 
       // What the one statements wrote: a snapshot, a splice, the writes (the special one replaced in order), all under epoch 2.
       const ops = await pool.query(`SELECT checkpoint_id, op, epoch FROM keel_ckpt_values ORDER BY checkpoint_id`);
@@ -104,6 +106,35 @@ describe.skipIf(!pgReachable)("checkpoint writes on PostgreSQL: one round trip e
       expect(Number((await pool.query(`SELECT COUNT(*) AS n FROM keel_ckpt_writes`)).rows[0]!.n)).toBe(2);
     } finally {
       await saver.close();
+      await drop();
+    }
+  });
+
+  it("with preparedStatements: false the calls go as plain text; named calls keep working after the functions are replaced", async () => {
+    const { pool, drop } = await pgSchemaPool();
+    const counting = countingPool(pool);
+    const plain = new KeelCheckpointSaver(new PostgresExecutor(counting.pool, false, { preparedStatements: false }));
+    const named = new KeelCheckpointSaver(new PostgresExecutor(pool));
+    try {
+      await plain.setup();
+      const first = checkpointWith([new HumanMessage({ content: "hi", id: "m1" })]);
+      const sentBefore = counting.sent.length;
+      const c1 = await plain.put({ configurable: { thread_id: "plain", checkpoint_ns: "" } }, first, { source: "input", step: -1, parents: {} }, {});
+      await plain.putWrites(c1, [["messages", "w"]], "task-1");
+      expect(counting.sent.slice(sentBefore).map((q) => typeof q)).toEqual(["string", "string"]);
+      // A named call, then the functions replaced (a worker starting runs the DDL again), then named calls again.
+      const n1 = await named.put({ configurable: { thread_id: "named", checkpoint_ns: "" } }, first, { source: "input", step: -1, parents: {} }, {});
+      await new KeelCheckpointSaver(new PostgresExecutor(pool)).setup();
+      const second = checkpointWith([...(first.channel_values.messages as unknown[]), new AIMessage({ content: "yo", id: "m2" })], first);
+      const n2 = await named.put(n1, second, { source: "loop", step: 0, parents: {} }, {});
+      await named.putWrites(n2, [["messages", "w2"]], "task-2");
+      const tuple = (await named.getTuple({ configurable: { thread_id: "named" } }))!;
+      expect(tuple.checkpoint.channel_values.messages).toEqual(second.channel_values.messages);
+      expect(tuple.pendingWrites).toEqual([["task-2", "messages", "w2"]]);
+      expect((await plain.getTuple({ configurable: { thread_id: "plain" } }))!.pendingWrites).toEqual([["task-1", "messages", "w"]]);
+    } finally {
+      await plain.close();
+      await named.close();
       await drop();
     }
   });

