@@ -112,14 +112,14 @@ export class PostgresExecutor implements SqlExecutor {
   private readonly texts = new Map<string, string>();
 
   private readonly pool: Promise<PgPool>;
+  /** Write calls as named prepared statements (`PostgresExecutorOptions.preparedStatements`). */
+  private readonly prepared: boolean;
 
   /**
    * `pool` may be a promise (a factory that must first import the optional driver): every
    * call waits for it. `ownsPool`: end the pool with the executor (a pool opened by the
    * factory, not a shared one).
    */
-  private readonly prepared: boolean;
-
   constructor(
     pool: PgPool | Promise<PgPool>,
     private readonly ownsPool = false,
