@@ -20,26 +20,11 @@ import {
   type WriteJudge,
   type WriteReads,
 } from "./sql-executor.js";
+import type { BetterSqliteDatabase, BetterSqliteStatement } from "./sqlite-driver.js";
 import { walCheckpointWorker } from "./wal-checkpoints.js";
 import { checkpointBatch, pendingWritesBatch } from "./write-statements.js";
 
-/** The part of better-sqlite3's API used here (the package ships no types of its own). */
-export interface BetterSqliteStatement {
-  run(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
-  get(...params: unknown[]): unknown;
-}
-export interface BetterSqliteDatabase {
-  prepare(sql: string): BetterSqliteStatement;
-  exec(sql: string): unknown;
-  pragma(sql: string, options?: { simple?: boolean }): unknown;
-  transaction<F extends (...args: never[]) => unknown>(fn: F): F & { immediate: F };
-  close(): unknown;
-  readonly open: boolean;
-  /** The file's path (`:memory:` or empty for an in-memory or temporary database). */
-  readonly name?: string;
-  readonly memory?: boolean;
-}
+export type { BetterSqliteDatabase, BetterSqliteStatement } from "./sqlite-driver.js";
 
 export interface SqliteExecutorOptions {
   /**

@@ -25,7 +25,7 @@
  */
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
-import type { BetterSqliteDatabase } from "./sqlite-executor.js";
+import type { BetterSqliteDatabase } from "./sqlite-driver.js";
 
 /** How often the worker checkpoints each watched file (ms). */
 export const WAL_CHECKPOINT_EVERY_MS = 50;
