@@ -30,6 +30,7 @@ import { PostgresExecutor, type PgPool } from "../../plugins/store-sql/checkpoin
 import { SqliteExecutor } from "../../plugins/store-sql/checkpoints/sqlite-executor.js";
 import { openSqliteHandle } from "../../plugins/store-sql/checkpointer.js";
 import { ScriptedChatModel, type ScriptedAgent } from "../testing/scripted-model.js";
+import { collectGarbage } from "./collect-garbage.js";
 
 /** `KEEL_BENCH_CHECKPOINT_SIZES` (e.g. `400,1000`) narrows the sizes; `KEEL_BENCH_CHECKPOINT_ONLY` (a substring) the variants (the baseline always runs). */
 const SIZES = (process.env.KEEL_BENCH_CHECKPOINT_SIZES ?? "50,200,400,1000").split(",").map(Number).filter((n) => Number.isInteger(n) && n > 1);
@@ -222,6 +223,7 @@ interface Sample {
 }
 
 async function measure(fn: () => Promise<void>): Promise<Sample> {
+  collectGarbage();
   const m0 = machineBusy();
   const c0 = process.cpuUsage();
   const t0 = performance.now();
@@ -266,7 +268,9 @@ export async function benchCheckpoint(
   const verdicts: string[] = [];
   try {
     await runLoop(20, undefined, "warm"); // warm-up
+    let rotation = 0;
     for (const n of sizes) {
+      rotation += 1;
       const repeatsOfVariant = list.map((v) => repeatsOf(n, v.stock === true));
       const repeats = Math.max(...repeatsOfVariant);
       const opened = await Promise.all(list.map((v) => v.open(dir)));
@@ -275,7 +279,10 @@ export async function benchCheckpoint(
         for (const [i, s] of opened.entries()) await runLoop(5, s.saver, `warm-${i}`, s.fence);
         const storageBefore = await Promise.all(opened.map((s) => s.storage()));
         for (let r = 0; r < repeats; r += 1) {
-          for (const [i, s] of opened.entries()) {
+          // Who goes first rotates from repeat to repeat (and size to size).
+          for (let k = 0; k < opened.length; k += 1) {
+            const i = (k + r + rotation) % opened.length;
+            const s = opened[i]!;
             if (r >= repeatsOfVariant[i]!) continue;
             const long = await measure(() => runLoop(n, s.saver, `n${n}-r${r}-long`, s.fence));
             const short = await measure(() => runLoop(1, s.saver, `n${n}-r${r}-short`, s.fence));

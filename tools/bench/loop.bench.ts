@@ -13,6 +13,7 @@ import type { KeelTool, Plugin } from "../../kernel/plugin/types.js";
 import { loadStack } from "../stacks/load-stack.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
 import { bareLoop, benchScript, NOOP_TOOL_SCHEMA } from "./bare-loop.js";
+import { collectGarbage } from "./collect-garbage.js";
 
 /**
  * Per-turn cost of the agent loop against a bare hand-built LangGraph loop, with no
@@ -122,6 +123,7 @@ interface Sample {
 }
 
 async function measure(variant: Variant, turns: number): Promise<Sample> {
+  collectGarbage();
   const cpu0 = process.cpuUsage();
   const start = performance.now();
   await variant(turns);
