@@ -13,7 +13,6 @@ import type { KeelTool, Plugin } from "../../kernel/plugin/types.js";
 import { loadStack } from "../stacks/load-stack.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
 import { bareLoop, benchScript, NOOP_TOOL_SCHEMA } from "./bare-loop.js";
-import { collectGarbage } from "./collect-garbage.js";
 
 /**
  * Per-turn cost of the agent loop against a bare hand-built LangGraph loop, with no
@@ -123,7 +122,6 @@ interface Sample {
 }
 
 async function measure(variant: Variant, turns: number): Promise<Sample> {
-  collectGarbage();
   const cpu0 = process.cpuUsage();
   const start = performance.now();
   await variant(turns);
