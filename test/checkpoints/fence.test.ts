@@ -96,6 +96,14 @@ for (const backend of backends) {
         const fenced = { configurable: { thread_id: "elsewhere", checkpoint_ns: "", keel_fence: { runId: "run-x", epoch: 2 } } };
         await saver.put(fenced, checkpointWith([new HumanMessage({ content: "hi", id: "m1" })]), { source: "input", step: -1, parents: {} }, {});
         expect((await sql(`SELECT run_id, epoch FROM keel_ckpt_checkpoints WHERE thread_id = 'elsewhere'`)).map((r) => ({ run_id: r.run_id, epoch: Number(r.epoch) }))).toEqual([{ run_id: "run-x", epoch: 2 }]);
+        // The run store's table created afterwards is checked from then on (the saver looks for it until it exists)…
+        await sql(RUNS_DDL);
+        const next = (thread: string) => saver.put({ configurable: { ...fenced.configurable, thread_id: thread } }, checkpointWith([]), { source: "input", step: -1, parents: {} }, {});
+        await expect(next("after-create")).rejects.toMatchObject({ code: "KEEL_ERR_LEASE_FENCED", message: expect.stringMatching(/no such run/) });
+        // …and dropped again, nothing is checked again.
+        await sql(`DROP TABLE keel_runs`);
+        await next("after-drop");
+        expect((await sql(`SELECT thread_id FROM keel_ckpt_checkpoints ORDER BY thread_id`)).map((r) => r.thread_id)).toEqual(["after-drop", "elsewhere"]);
       } finally {
         await close();
       }

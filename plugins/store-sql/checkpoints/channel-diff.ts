@@ -52,7 +52,8 @@ function diffList(before: readonly unknown[], after: readonly unknown[]): Channe
     if (from < 0) return { op: "set", value: after };
   }
   let keep = from;
-  while (keep < before.length && keep - from < after.length && before[keep] === after[keep - from] && (keep in before) === (keep - from in after)) keep += 1;
+  // A hole and an explicit undefined serialize alike (`null`), so identity is all a kept element needs.
+  while (keep < before.length && keep - from < after.length && before[keep] === after[keep - from]) keep += 1;
   const items = after.slice(keep - from);
   if (from === 0 && keep === before.length && items.length === 0) return { op: "same" };
   // Nothing kept worth the indirection: the whole value is as small.

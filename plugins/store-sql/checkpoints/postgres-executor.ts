@@ -20,6 +20,7 @@ import {
   type SqlExecutor,
   type SqlParam,
   type SqlRow,
+  type SqlStatement,
   type WriteBatch,
   type WriteJudge,
   type WriteReads,
@@ -34,13 +35,13 @@ export interface PgNamedQuery {
 
 /** The part of `pg`'s API used here. */
 export interface PgClient {
-  query(sql: string | PgNamedQuery, params?: unknown[]): Promise<{ rows: SqlRow[] }>;
+  query(sql: string | PgNamedQuery, params?: unknown[]): Promise<{ rows: SqlRow[]; rowCount?: number | null }>;
   release(error?: Error | boolean): void;
   on(event: "error", listener: (error: Error) => void): unknown;
   removeListener(event: "error", listener: (error: Error) => void): unknown;
 }
 export interface PgPool {
-  query(sql: string | PgNamedQuery, params?: unknown[]): Promise<{ rows: SqlRow[] }>;
+  query(sql: string | PgNamedQuery, params?: unknown[]): Promise<{ rows: SqlRow[]; rowCount?: number | null }>;
   connect(): Promise<PgClient>;
   end(): Promise<void>;
   on(event: "error", listener: (error: Error) => void): unknown;
@@ -136,7 +137,7 @@ export class PostgresExecutor implements SqlExecutor {
   }
 
   async write(batch: WriteBatch, check: (reads: WriteReads) => void): Promise<void> {
-    if (!batch.fence && !batch.guard && batch.statements.length === 1) {
+    if (!batch.fence && !batch.guard && batch.statements.length === 1 && !batch.statements[0]!.otherwise) {
       // One statement is atomic on its own: no transaction, one round trip.
       check({ lease: undefined, guard: true });
       const only = batch.statements[0]!;
@@ -151,7 +152,14 @@ export class PostgresExecutor implements SqlExecutor {
         const lease = batch.fence ? await this.lease(client, batch.fence.runId) : undefined;
         const guard = batch.guard ? (await client.query(this.text(batch.guard.sql), toDriver(batch.guard.params))).rows.length > 0 : true;
         check({ lease, guard });
-        for (const s of batch.statements) await client.query(this.text(s.sql), toDriver(s.params));
+        const run = async (statements: readonly SqlStatement[]): Promise<void> => {
+          for (const s of statements) {
+            const result = await client.query(this.text(s.sql), toDriver(s.params));
+            // A driver that does not say how many rows changed runs them: they only update what is there.
+            if (s.otherwise && !((result.rowCount ?? 0) > 0)) await run(s.otherwise);
+          }
+        };
+        await run(batch.statements);
         await client.query("COMMIT");
       } catch (error) {
         await client.query("ROLLBACK").catch((rollbackError: Error) => {

@@ -19,6 +19,8 @@ export type SqlRow = Record<string, unknown>;
 export interface SqlStatement {
   sql: string;
   params: readonly SqlParam[];
+  /** Run next, in the same transaction, only when this statement changed no row (an insert that met its key: update what is there instead). */
+  otherwise?: readonly SqlStatement[];
 }
 
 /** Statements applied together: all or nothing, after the fence and the guard (when given) were read in the same transaction. */

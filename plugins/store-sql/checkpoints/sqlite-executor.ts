@@ -16,6 +16,7 @@ import {
   type SqlExecutor,
   type SqlParam,
   type SqlRow,
+  type SqlStatement,
   type WriteBatch,
   type WriteJudge,
   type WriteReads,
@@ -38,6 +39,8 @@ export interface SqliteExecutorOptions {
 /** Writes before an owned handle's WAL checkpoints move to the worker. */
 export const DEFAULT_BACKGROUND_CHECKPOINTS_AFTER = 256;
 
+const LEASE_SELECT = `SELECT epoch, status, lease_expires_at FROM ${RUNS_TABLE} WHERE run_id = ?`;
+
 const toDriver = (params: readonly SqlParam[]): unknown[] => params.map((p) => (p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p.buffer, p.byteOffset, p.byteLength) : p));
 
 export class SqliteExecutor implements SqlExecutor {
@@ -47,6 +50,7 @@ export class SqliteExecutor implements SqlExecutor {
   /** Write transactions until the WAL's checkpoints move to the worker (owned file handles only). */
   private writesBeforeBackground: number;
   private releaseWal: (() => Promise<void>) | undefined;
+  private runsTableSeen = false;
 
   /** `ownsHandle`: close the handle with the executor (a handle opened by the factory, not a shared one). */
   constructor(
@@ -60,7 +64,7 @@ export class SqliteExecutor implements SqlExecutor {
       const lease = batch.fence ? this.lease(batch.fence.runId) : undefined;
       const guard = batch.guard ? this.prepared(batch.guard.sql).get(...toDriver(batch.guard.params)) !== undefined : true;
       check({ lease, guard });
-      for (const s of batch.statements) this.prepared(s.sql).run(...toDriver(s.params));
+      this.run(batch.statements);
     }).immediate;
   }
 
@@ -103,12 +107,28 @@ export class SqliteExecutor implements SqlExecutor {
     if (this.ownsHandle && this.db.open) this.db.close();
   }
 
+  private run(statements: readonly SqlStatement[]): void {
+    for (const s of statements) {
+      const { changes } = this.prepared(s.sql).run(...toDriver(s.params)) as { changes: number };
+      if (s.otherwise && changes === 0) this.run(s.otherwise);
+    }
+  }
+
   private lease(runId: string): LeaseRow | undefined | typeof NO_RUN_STORE {
-    const table = this.prepared(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(RUNS_TABLE);
-    if (table === undefined) return NO_RUN_STORE;
-    const row = this.prepared(`SELECT epoch, status, lease_expires_at FROM ${RUNS_TABLE} WHERE run_id = ?`).get(runId) as
-      | { epoch: number; status: string; lease_expires_at: string | null }
-      | undefined;
+    // The run store's table, once seen, is taken to stay (looked up again should it be gone).
+    if (!this.runsTableSeen) {
+      if (this.prepared(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(RUNS_TABLE) === undefined) return NO_RUN_STORE;
+      this.runsTableSeen = true;
+    }
+    let row: { epoch: number; status: string; lease_expires_at: string | null } | undefined;
+    try {
+      row = this.prepared(LEASE_SELECT).get(runId) as typeof row;
+    } catch (error) {
+      if (!/no such table/i.test(String((error as Error).message))) throw error;
+      this.runsTableSeen = false;
+      this.statements.delete(LEASE_SELECT);
+      return this.lease(runId);
+    }
     return row && { epoch: Number(row.epoch), status: row.status, leaseExpiresAt: row.lease_expires_at };
   }
 
