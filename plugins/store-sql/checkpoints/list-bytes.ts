@@ -31,7 +31,8 @@ export class ListBytes {
     const parts: Uint8Array[] = [];
     let length = 2 + Math.max(0, value.length - 1);
     for (const item of value) {
-      const bytes = await this.itemBytes(item);
+      // An item met before is looked up without an await (a snapshot is mostly such items).
+      const bytes = (typeof item === "object" && item !== null && this.items.get(item)) || (await this.itemBytes(item));
       parts.push(bytes);
       length += bytes.byteLength;
     }
