@@ -3,7 +3,8 @@
 
 /** The part of better-sqlite3's API used here (the package ships no types of its own). */
 export interface BetterSqliteStatement {
-  run(...params: unknown[]): unknown;
+  /** `changes`: the rows the statement inserted, updated or deleted. */
+  run(...params: unknown[]): { changes: number };
   all(...params: unknown[]): unknown[];
   get(...params: unknown[]): unknown;
 }

@@ -109,7 +109,7 @@ export class SqliteExecutor implements SqlExecutor {
 
   private run(statements: readonly SqlStatement[]): void {
     for (const s of statements) {
-      const { changes } = this.prepared(s.sql).run(...toDriver(s.params)) as { changes: number };
+      const { changes } = this.prepared(s.sql).run(...toDriver(s.params));
       if (s.otherwise && changes === 0) this.run(s.otherwise);
     }
   }
