@@ -36,12 +36,36 @@ interface OwnedIndex {
  */
 const indexes = new WeakMap<readonly BaseMessage[], OwnedIndex>();
 
+/** One remembered append: `items` appended to a history gave `next` (null once forgotten). */
+interface Hop {
+  readonly items: readonly BaseMessage[];
+  next: BaseMessage[] | null;
+}
+
 /**
  * `history → (what was appended, the result)`: a second reduction of the same append (the
  * node's working copy appended first, then LangGraph reduces the node's update against the
  * history it started from) finds the array already built instead of rebuilding it.
  */
-const forwards = new WeakMap<readonly BaseMessage[], { items: readonly BaseMessage[]; next: BaseMessage[] }>();
+const forwards = new WeakMap<readonly BaseMessage[], Hop>();
+
+/**
+ * How many appends (process-wide) remember their result. Both reductions of an append happen
+ * within one step, so a few suffice; a forgotten hop is rebuilt (a copy, never a wrong
+ * answer). Without the bound, a history kept alive (a task's input, the run's own input)
+ * would keep every later history of its thread alive through the chain of hops: quadratic
+ * memory in the number of turns. (Not a `WeakRef`: a run that never leaves its job, which a
+ * fast model allows, would keep every target alive until it ends.)
+ */
+export const REMEMBERED_APPENDS = 16;
+const remembered: Hop[] = [];
+
+function remember(history: readonly BaseMessage[], items: readonly BaseMessage[], next: BaseMessage[]): void {
+  const hop: Hop = { items, next };
+  forwards.set(history, hop);
+  remembered.push(hop);
+  if (remembered.length > REMEMBERED_APPENDS) remembered.shift()!.next = null;
+}
 
 /** A message the messages reducer keeps as it is (not a chunk nor a message-like object it would convert). */
 function plainMessage(item: unknown): item is BaseMessage {
@@ -98,6 +122,7 @@ function alreadyAppended(current: readonly BaseMessage[], items: readonly unknow
   for (let hop = forwards.get(at); hop && used < items.length; hop = forwards.get(at)) {
     if (used + hop.items.length > items.length) return null;
     for (let k = 0; k < hop.items.length; k++) if (hop.items[k] !== items[used + k]) return null;
+    if (!hop.next) return null;
     used += hop.items.length;
     at = hop.next;
   }
@@ -126,7 +151,7 @@ export function appendFresh(current: readonly BaseMessage[], update: unknown): B
     if (ToolMessage.isInstance(message)) index.toolResults.add(message.tool_call_id);
   });
   indexes.set(next, index);
-  forwards.set(current, { items, next });
+  remember(current, items, next);
   return next;
 }
 
