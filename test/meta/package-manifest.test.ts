@@ -85,6 +85,22 @@ describe("package.json as a library user sees it", () => {
     }
   });
 
+  it("every package the lockfile installs runs on this Node, and every non-development one on the declared floor", () => {
+    // Transitive packages count: an `npm ci` on Node 20 must print no EBADENGINE warning.
+    const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { version?: string; dev?: boolean; engines?: { node?: string } | string[] }>;
+    };
+    const floor = semver.minVersion(pkg.engines.node)!.version;
+    const refused: string[] = [];
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
+      if (path === "" || range === undefined) continue;
+      if (!semver.satisfies(process.version, range)) refused.push(`${path}@${entry.version} needs node ${range}`);
+      if (!entry.dev && !semver.satisfies(floor, range)) refused.push(`${path}@${entry.version} needs node ${range} (floor ${floor})`);
+    }
+    expect(refused).toEqual([]);
+  });
+
   it("npm pack ships dist, schemas, docs, the stacks, the demo and every plugin README, and nothing from test/", () => {
     const out = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
     const files = new Set((JSON.parse(out) as [{ files: { path: string }[] }])[0].files.map((file) => file.path));
