@@ -11,7 +11,7 @@ interface PackageJson {
   peerDependencies: Record<string, string>;
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
   scripts: Record<string, string>;
-  overrides: Record<string, Record<string, string>>;
+  overrides: Record<string, string | Record<string, string>>;
   allowScripts: Record<string, boolean>;
   engines: { node: string };
 }
