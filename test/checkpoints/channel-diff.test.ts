@@ -36,6 +36,13 @@ describe("diffValue", () => {
     expect(diffValue(parent, [...parent])).toEqual({ op: "same" });
   });
 
+  it("stores nothing for an empty list that stays empty, and the whole value when a list empties or fills", () => {
+    // LangGraph checkpoints a new `[]` of `__pregel_tasks` every step: no value row for it.
+    expect(diffValue([], [])).toEqual({ op: "same" });
+    expect(diffValue(items(2), [])).toEqual({ op: "set", value: [] });
+    expect(diffValue([], items(2))).toEqual({ op: "set", value: expect.any(Array) });
+  });
+
   it("treats a hole and an undefined element alike, as serialization does", () => {
     const first = { i: 0 };
     // eslint-disable-next-line no-sparse-arrays

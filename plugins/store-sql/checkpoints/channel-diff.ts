@@ -45,6 +45,8 @@ export function diffValue(before: unknown, after: unknown): ChannelChange {
 }
 
 function diffList(before: readonly unknown[], after: readonly unknown[]): ChannelChange {
+  // Two empty lists are the same value (LangGraph checkpoints a new `[]` of `__pregel_tasks` every step).
+  if (before.length === 0 && after.length === 0) return { op: "same" };
   if (before.length === 0 || after.length === 0) return { op: "set", value: after };
   let from = 0;
   if (before[0] !== after[0]) {
