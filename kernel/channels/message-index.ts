@@ -105,12 +105,13 @@ export function messageIndex(messages: readonly BaseMessage[]): MessageIndex {
  * messages reducer's result is the history followed by the items, unchanged.
  */
 export function isFreshAppend(items: readonly unknown[], taken: (id: string) => boolean): items is BaseMessage[] {
-  const seen = new Set<string>();
+  // A step's usual update is one message: no set of the update's own ids needed.
+  const seen = items.length > 1 ? new Set<string>() : undefined;
   for (const item of items) {
     if (!plainMessage(item) || RemoveMessage.isInstance(item)) return false;
     const id = item.id;
-    if (typeof id !== "string" || id === "" || seen.has(id) || taken(id)) return false;
-    seen.add(id);
+    if (typeof id !== "string" || id === "" || seen?.has(id) || taken(id)) return false;
+    seen?.add(id);
   }
   return true;
 }

@@ -95,7 +95,8 @@ function checkWrapResult(result: unknown, plugin: string, hook: "wrapModelCall" 
  * `KEEL_ERR_HOOK_UNDECLARED_MUTATION`.
  */
 export class HookRunner {
-  private readonly access = new Map<string, HookAccess>();
+  /** What each (hook, plugin) sees and writes, by hook then plugin (looked up on every hook call: no key string built). */
+  private readonly access = new Map<string, Map<string, HookAccess>>();
   /**
    * Set by the agent step while the afterModel chain runs right after a model call: an
    * `ctx.interrupt()` there only defers the chain to its own step (agent-node.ts), without
@@ -112,9 +113,10 @@ export class HookRunner {
     readonly enforce = true,
   ) {
     for (const row of composition.access) {
-      const key = `${row.plugin}\u0000${row.hook}`;
-      let entry = this.access.get(key);
-      if (!entry) this.access.set(key, (entry = hookAccess(row.plugin, row.hook)));
+      let byPlugin = this.access.get(row.hook);
+      if (!byPlugin) this.access.set(row.hook, (byPlugin = new Map()));
+      let entry = byPlugin.get(row.plugin);
+      if (!entry) byPlugin.set(row.plugin, (entry = hookAccess(row.plugin, row.hook)));
       entry.sees.add(row.channel);
       if (row.mode === "write") entry.writes.add(row.channel);
     }
@@ -125,7 +127,7 @@ export class HookRunner {
   }
 
   private accessOf(plugin: string, hook: HookName): HookAccess {
-    return this.access.get(`${plugin}\u0000${hook}`) ?? NO_ACCESS;
+    return this.access.get(hook)?.get(plugin) ?? NO_ACCESS;
   }
 
   /** Throws unless every channel in `update` is declared in the hook's `mutates`. */

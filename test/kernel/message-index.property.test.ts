@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage, RemoveMessage, ToolMessage, type BaseMessage }
 import { messagesStateReducer, Overwrite, REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { foldMessages, foldMessagesFully, messageIndex, scanMessages, type MessageFold } from "../../kernel/channels/message-index.js";
+import { foldMessages, foldMessagesFully, isFreshAppend, messageIndex, scanMessages, type MessageFold } from "../../kernel/channels/message-index.js";
 import { reduceChannel } from "../../kernel/channels/reducers.js";
 import { compose } from "../../kernel/compose/index.js";
 import { WorkingChannels } from "../../kernel/loop/working-channels.js";
@@ -112,6 +112,17 @@ describe("messages channel: incremental index and append fast path", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("an update is a fresh append only with ids new to the history and to the update itself, one message or several", () => {
+    const taken = new Set(["h1"]);
+    const isTaken = (id: string) => taken.has(id);
+    expect(isFreshAppend([new AIMessage({ id: "a1", content: "" })], isTaken)).toBe(true);
+    expect(isFreshAppend([new AIMessage({ id: "h1", content: "" })], isTaken)).toBe(false);
+    expect(isFreshAppend([new AIMessage({ content: "" })], isTaken)).toBe(false);
+    expect(isFreshAppend([new AIMessage({ id: "a1", content: "" }), new ToolMessage({ id: "t1", tool_call_id: "c1", content: "ok" })], isTaken)).toBe(true);
+    expect(isFreshAppend([new AIMessage({ id: "a1", content: "" }), new ToolMessage({ id: "a1", tool_call_id: "c1", content: "ok" })], isTaken)).toBe(false);
+    expect(isFreshAppend([new RemoveMessage({ id: "h1" })], isTaken)).toBe(false);
   });
 
   it("a history restored without its index (a checkpoint) is scanned once and then kept incrementally", () => {
