@@ -196,11 +196,12 @@ const fmt = (x: number, digits = 3) => x.toFixed(digits).padStart(7);
 /** `npm run bench loop`; `sizes`, `repeats` and `only` (variant indexes) narrow it for a quick look. */
 export async function benchLoop(options: { sizes?: readonly number[]; repeats?: Record<number, number>; only?: readonly number[]; enforcement?: boolean } = {}): Promise<string[]> {
   const root = mkdtempSync(join(tmpdir(), "keel-bench-loop-"));
+  const growthRuns = new GrowthRuns();
   try {
     const all: BenchVariant[] = [
       ["bare LangGraph loop (baseline)", bareLoop],
       ["keel, 0 plugins", keel(0)],
-      [`keel, ${PLUGINS} no-op plugins`, keel(PLUGINS)],
+      [`keel, ${PLUGINS} no-op plugins`, keel(PLUGINS, { model: (turns) => growthRuns.model(turns) })],
       ["keel, lead stack, summarization on", await leadStack(root, true)],
       ["keel, lead stack, summarization off", await leadStack(root, false)],
       [`langchain createAgent, ${PLUGINS} no-op middlewares`, langchainCreateAgent(PLUGINS), CREATE_AGENT_MAX_N],
@@ -239,7 +240,7 @@ export async function benchLoop(options: { sizes?: readonly number[]; repeats?: 
     const keel15 = totals[variants.findIndex((v) => v[0] === `keel, ${PLUGINS} no-op plugins`)];
     if (!keel15 || !keel15.wall.has(2000) || !keel15.wall.has(200) || !keel15.wall.has(1000)) return lines;
     const worst = (m: "wall" | "cpu") => Math.max(...SIZES.map((n) => perTurn(keel15[m], n) / perTurn(base[m], n))).toFixed(2);
-    const inRun = await inRunGrowth();
+    const inRun = await growthRuns.complete(variants.find((v) => v[0] === `keel, ${PLUGINS} no-op plugins`)![1]);
     lines.push(inRun.line);
     lines.push(`  target: keel with ${PLUGINS} plugins ≤ 1.25× the bare loop per turn at every N (worst ${worst("wall")}× wall, ${worst("cpu")}× CPU), flat to N=2000 (growth ≤ 1.2× inside one run: ${inRun.wall.toFixed(2)}× wall, ${inRun.cpu.toFixed(2)}× CPU)`);
     if (options.enforcement !== false) lines.push(...(await benchEnforcement()));
@@ -271,36 +272,43 @@ class MarkedScriptedModel extends ScriptedChatModel {
 /**
  * Growth measured inside one run: a 2,000-turn run of Keel with 15 plugins reads the
  * clocks after turns 200, 1,000 and 2,000, and its growth is the marginal cost per turn
- * 1000→2000 over 200→1000; the figure is the median of GROWTH_RUNS runs'. The table's growth
+ * 1000→2000 over 200→1000; the figure is the median of GROWTH_RUNS runs' (the table's
+ * 2,000-turn runs of that variant, then as many more as it takes). The table's growth
  * comes from whole runs of each N measured in separate sections minutes apart: a ratio of
  * differences of whole-run times, which amplifies the noise of each run and the machine's
- * drift between sections (readings 1.05–1.39× for the same code). Inside one run, both
+ * drift between sections (readings 1.05–1.46× for the same code). Inside one run, both
  * stretches share the process, the heap and the same minutes.
  */
-async function inRunGrowth(): Promise<{ wall: number; cpu: number; line: string }> {
-  const started = performance.now();
-  const models: MarkedScriptedModel[] = [];
-  const variant = keel(PLUGINS, { model: (turns) => (models[models.length] = new MarkedScriptedModel(turns)) });
-  const wall: number[] = [];
-  const cpu: number[] = [];
-  const last = GROWTH_MARKS[GROWTH_MARKS.length - 1]!;
-  for (let run = 0; run < GROWTH_RUNS; run++) {
-    await variant(last);
-    const marks = models[models.length - 1]!.marks;
-    const growth = (m: keyof Sample) => {
-      const [a, b, c] = GROWTH_MARKS.map((n) => marks.get(n)![m]) as [number, number, number];
-      const [ab, bc] = [GROWTH_MARKS[1] - GROWTH_MARKS[0], GROWTH_MARKS[2] - GROWTH_MARKS[1]];
-      return (c - b) / bc / ((b - a) / ab);
-    };
-    wall.push(growth("wall"));
-    cpu.push(growth("cpu"));
+class GrowthRuns {
+  private readonly runs: MarkedScriptedModel[] = [];
+  private readonly last = GROWTH_MARKS[GROWTH_MARKS.length - 1]!;
+
+  /** The model of a run of `turns`: marked (and kept) when the run is long enough to count. */
+  model(turns: number): ScriptedChatModel {
+    if (turns < this.last) return new ScriptedChatModel({ script: benchScript(turns) });
+    const model = new MarkedScriptedModel(turns);
+    this.runs.push(model);
+    return model;
   }
-  const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(" ");
-  return {
-    wall: median(wall),
-    cpu: median(cpu),
-    line: `  growth inside one run, keel with ${PLUGINS} plugins (clocks read after turns ${GROWTH_MARKS.join(", ")} of a ${last}-turn run, ${GROWTH_RUNS} runs): median ${median(wall).toFixed(2)}× wall (${list(wall)}), ${median(cpu).toFixed(2)}× CPU (${list(cpu)}); ${((performance.now() - started) / 1000).toFixed(0)} s`,
-  };
+
+  /** Runs `variant` (whose models come from `model`) until GROWTH_RUNS runs were marked, then the figure. */
+  async complete(variant: Variant): Promise<{ wall: number; cpu: number; line: string }> {
+    const started = performance.now();
+    const fromTable = this.runs.length;
+    while (this.runs.length < GROWTH_RUNS) await variant(this.last);
+    const growth = (marks: Map<number, Sample>, m: keyof Sample) => {
+      const [a, b, c] = GROWTH_MARKS.map((n) => marks.get(n)![m]) as [number, number, number];
+      return (c - b) / (GROWTH_MARKS[2] - GROWTH_MARKS[1]) / ((b - a) / (GROWTH_MARKS[1] - GROWTH_MARKS[0]));
+    };
+    const wall = this.runs.map((r) => growth(r.marks, "wall"));
+    const cpu = this.runs.map((r) => growth(r.marks, "cpu"));
+    const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(" ");
+    return {
+      wall: median(wall),
+      cpu: median(cpu),
+      line: `  growth inside one run, keel with ${PLUGINS} plugins (clocks read after turns ${GROWTH_MARKS.join(", ")} of a ${this.last}-turn run; ${this.runs.length} runs, ${fromTable} of them the table's): median ${median(wall).toFixed(2)}× wall (${list(wall)}), ${median(cpu).toFixed(2)}× CPU (${list(cpu)}); ${((performance.now() - started) / 1000).toFixed(0)} s more`,
+    };
+  }
 }
 
 /**
