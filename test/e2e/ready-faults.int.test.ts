@@ -43,12 +43,14 @@ describe.skipIf(unavailable !== null)("a worker whose database or Redis goes awa
     }
   };
 
+  // Client sessions of the worker's role only: an autovacuum worker on the scratch database is a
+  // superuser process, and signalling it fails with "must be a superuser to terminate superuser process".
   const terminateSessions = async (): Promise<number> => {
     const { Client } = createRequire(import.meta.url)("pg") as { Client: new (options: { connectionString: string }) => { connect(): Promise<void>; query(sql: string, params: unknown[]): Promise<{ rows: { n: number }[] }>; end(): Promise<void> } };
     const client = new Client({ connectionString: PG_URL });
     await client.connect();
     try {
-      const { rows } = await client.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [scratch]);
+      const { rows } = await client.query(`SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND usename = current_user AND pid <> pg_backend_pid()`, [scratch]);
       return rows[0]!.n;
     } finally {
       await client.end();

@@ -140,10 +140,10 @@ export class PostgresCluster {
     this.postmasterPid = undefined;
   }
 
-  /** `pg_terminate_backend` of every session of the `nemesis` database but this one. */
+  /** `pg_terminate_backend` of every client session of the `nemesis` database but this one (not autovacuum workers, which only a superuser may signal). */
   async terminateBackends(): Promise<number> {
     return this.withClient(async (client) => {
-      const result = await client.query("select count(*) filter (where pg_terminate_backend(pid)) as n from pg_stat_activity where datname = 'nemesis' and pid <> pg_backend_pid()");
+      const result = await client.query("select count(*) filter (where pg_terminate_backend(pid)) as n from pg_stat_activity where datname = 'nemesis' and backend_type = 'client backend' and usename = current_user and pid <> pg_backend_pid()");
       return Number(result.rows[0].n);
     });
   }
