@@ -21,14 +21,11 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import {
   BaseCheckpointSaver,
   WRITES_IDX_MAP,
-  compareWritesSortKeys,
   copyCheckpoint,
-  writesSortKey,
   type ChannelVersions,
   type Checkpoint,
   type CheckpointListOptions,
   type CheckpointMetadata,
-  type CheckpointPendingWrite,
   type CheckpointTuple,
   type PendingWrite,
   type SerializerProtocol,
@@ -37,6 +34,8 @@ import { KeelError } from "../../../kernel/errors.js";
 import { fencingDisabled } from "../../../kernel/ports/fence.js";
 import { diffChannels, type ChannelChange } from "./channel-diff.js";
 import { assertLeaseHeld, fenceOf, type LeaseFence } from "./fence.js";
+import { CheckpointReads, chunks, HEADER_COLUMNS, placeholders, type HeaderRow } from "./checkpoint-reads.js";
+import { headKey, HeadCache, type Head } from "./head-cache.js";
 import { ListBytes } from "./list-bytes.js";
 import { ParkedWrites } from "./parked-writes.js";
 import { chainToSnapshot, GroupRebuilder, type ChannelValues, type HeaderLink } from "./rebuild.js";
@@ -49,7 +48,6 @@ import {
   type PendingWritesWrite,
   type SqlExecutor,
   type SqlParam,
-  type SqlRow,
   type SqlStatement,
   type ValueRow,
   type WriteBatch,
@@ -61,7 +59,6 @@ export const DEFAULT_HEAD_CACHE_SIZE = 256;
 /** 32 MiB: the head cache's bound in serialized bytes (a thread's values can be large: a 900 KiB input). */
 export const DEFAULT_HEAD_CACHE_BYTES = 32 * 1024 * 1024;
 const LIST_PAGE = 64;
-const IN_CHUNK = 400;
 
 export interface KeelCheckpointSaverOptions {
   /**
@@ -79,42 +76,7 @@ export interface KeelCheckpointSaverOptions {
   now?: () => number;
 }
 
-/** The newest checkpoint this saver wrote on a (thread, namespace): what the next step is diffed against. */
-interface Head {
-  checkpointId: string;
-  snapshotId: string;
-  depth: number;
-  values: ChannelValues;
-  /** Serialized bytes per channel (a splice adds its items' bytes: an upper bound). */
-  channelBytes: Record<string, number>;
-  /** Sum of `channelBytes`: what the head counts against `headCacheBytes`. */
-  bytes: number;
-}
-
-interface HeaderRow extends SqlRow {
-  thread_id: string;
-  checkpoint_ns: string;
-  checkpoint_id: string;
-  parent_checkpoint_id: string | null;
-  snapshot_id: string;
-  depth: number;
-  type: string;
-  header: unknown;
-  metadata: unknown;
-}
-
-const HEADER_COLUMNS = "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, snapshot_id, depth, type, header, metadata";
-const VALUE_COLUMNS = "checkpoint_id, channel, op, from_index, keep_until, type, value";
 const VALUE_INSERT = "thread_id, checkpoint_ns, checkpoint_id, snapshot_id, channel, op, from_index, keep_until, type, value, run_id, epoch";
-
-const headKey = (threadId: string, ns: string) => JSON.stringify([threadId, ns]);
-const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
-
-function chunks<T>(items: readonly T[], size = IN_CHUNK): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 function requireThread(config: RunnableConfig, what: string): string {
   const threadId = config.configurable?.thread_id;
@@ -126,11 +88,7 @@ function requireThread(config: RunnableConfig, what: string): string {
 
 export class KeelCheckpointSaver extends BaseCheckpointSaver {
   readonly snapshotEvery: number;
-  private readonly headCacheSize: number;
-  private readonly heads = new Map<string, Head>();
-  private readonly headCacheBytes: number;
-  /** Bytes of the cached heads (sum of their `bytes`). */
-  private headBytes = 0;
+  private readonly heads: HeadCache;
   private readonly now: () => number;
   private ready: Promise<void>;
   /** The tables exist (what `whenReady` steps themselves wait for). */
@@ -142,6 +100,8 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
   );
   /** Lists serialized from their items' bytes, each item once (`list-bytes.ts`). */
   private readonly lists: ListBytes;
+  /** Header rows, values rebuilt from snapshots and deltas, pending writes (`checkpoint-reads.ts`). */
+  private readonly reads: CheckpointReads;
   /** The `put` being written per (thread, namespace), so parked writes wait for the `put` chained after it. */
   private readonly putsInFlight = new Map<string, Promise<unknown>>();
 
@@ -154,10 +114,10 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
     const every = options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY;
     if (!Number.isInteger(every) || every < 1) throw new RangeError(`snapshotEvery must be a positive integer, got ${every}`);
     this.snapshotEvery = every;
-    this.headCacheSize = Math.max(0, options.headCacheSize ?? DEFAULT_HEAD_CACHE_SIZE);
-    this.headCacheBytes = Math.max(0, options.headCacheBytes ?? DEFAULT_HEAD_CACHE_BYTES);
+    this.heads = new HeadCache(Math.max(0, options.headCacheSize ?? DEFAULT_HEAD_CACHE_SIZE), Math.max(0, options.headCacheBytes ?? DEFAULT_HEAD_CACHE_BYTES));
     this.now = options.now ?? Date.now;
     this.lists = new ListBytes(this.serde);
+    this.reads = new CheckpointReads(executor, this.serde);
     const created = executor.exec(executor.dialect === "postgres" ? `${schemaSql("postgres")}\n${postgresFunctionsSql}` : schemaSql("sqlite"));
     this.created = created instanceof Promise ? created : Promise.resolve();
     this.created.catch(() => undefined);
@@ -187,9 +147,9 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
       : await this.executor.all(`SELECT ${HEADER_COLUMNS} FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`, [threadId, ns]);
     const row = rows[0] as HeaderRow | undefined;
     if (!row) return undefined;
-    const values = await this.valuesOf(row);
-    const [writes] = [await this.pendingWrites(threadId, ns, [row.checkpoint_id])];
-    return this.tuple(row, values, writes.get(row.checkpoint_id) ?? []);
+    const values = await this.reads.valuesOf(row);
+    const [writes] = [await this.reads.pendingWrites(threadId, ns, [row.checkpoint_id])];
+    return this.reads.tuple(row, values, writes.get(row.checkpoint_id) ?? []);
   }
 
   override async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
@@ -231,18 +191,18 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
         selected.push({ row, metadata });
         if (remaining !== undefined && selected.length >= remaining) break;
       }
-      const writes = await this.pendingWritesOfRows(selected.map((s) => s.row));
+      const writes = await this.reads.pendingWritesOfRows(selected.map((s) => s.row));
       for (const { row, metadata } of selected) {
         const groupKey = JSON.stringify([row.thread_id, row.checkpoint_ns, row.snapshot_id]);
         let group = groups.get(groupKey);
         if (!group) {
-          group = await this.loadGroup(row.thread_id, row.checkpoint_ns, row.snapshot_id);
+          group = await this.reads.loadGroup(row.thread_id, row.checkpoint_ns, row.snapshot_id);
           groups.set(groupKey, group);
         }
         const values = await group.values(row.checkpoint_id);
         const own = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Array.isArray(v) ? v.slice() : v]));
         const key = JSON.stringify([row.thread_id, row.checkpoint_ns, row.checkpoint_id]);
-        yield this.tuple(row, own, writes.get(key) ?? [], metadata);
+        yield this.reads.tuple(row, own, writes.get(key) ?? [], metadata);
         if (remaining !== undefined) remaining -= 1;
         if (remaining !== undefined && remaining <= 0) return;
       }
@@ -276,7 +236,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
       } catch (error) {
         if (!(error instanceof StaleHead)) throw error;
         // The cached parent changed under us (pruned or deleted elsewhere): store a snapshot.
-        this.dropHead(key);
+        this.heads.drop(key);
         await this.putRows(put, undefined);
       }
     })();
@@ -334,7 +294,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
     };
     await this.executor.putCheckpoint(write, this.judge(fence));
     const bytes = Object.values(channelBytes).reduce((sum, n) => sum + n, 0);
-    this.remember(put.key, { checkpointId: prepared.id, snapshotId, depth, values, channelBytes, bytes });
+    this.heads.remember(put.key, { checkpointId: prepared.id, snapshotId, depth, values, channelBytes, bytes });
   }
 
   override putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
@@ -374,7 +334,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
   override async deleteThread(threadId: string): Promise<void> {
     await this.ready;
     await this.parked.flushAll();
-    this.forget(threadId);
+    this.heads.forgetThread(threadId);
     await this.write({
       statements: [CHECKPOINTS_TABLE, VALUES_TABLE, WRITES_TABLE].map((table) => ({ sql: `DELETE FROM ${table} WHERE thread_id = ?`, params: [threadId] })),
     });
@@ -395,7 +355,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
       sql: `INSERT INTO ${table} (thread_id, ${columns}) SELECT ?, ${columns} FROM ${table} WHERE thread_id = ? AND ${empty}`,
       params: [to, from, to],
     });
-    this.forget(to);
+    this.heads.forgetThread(to);
     await this.write({
       statements: [
         copy(VALUES_TABLE, "checkpoint_ns, checkpoint_id, snapshot_id, channel, op, from_index, keep_until, type, value, run_id, epoch"),
@@ -437,7 +397,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
       }
       const roots = new Set([...rebase.values()].map((r) => r.root));
       for (const root of roots) {
-        const values = await this.valuesOf({ thread_id: threadId, checkpoint_ns: ns, checkpoint_id: root, snapshot_id: links.get(root)!.snapshotId });
+        const values = await this.reads.valuesOf({ thread_id: threadId, checkpoint_ns: ns, checkpoint_id: root, snapshot_id: links.get(root)!.snapshotId });
         statements.push({ sql: `DELETE FROM ${VALUES_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`, params: [threadId, ns, root] });
         for (const [channel, value] of Object.entries(values)) {
           if (value === undefined) continue;
@@ -455,7 +415,7 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
         }
       }
     }
-    this.forget(threadId);
+    this.heads.forgetThread(threadId);
     if (statements.length > 0) await this.write({ statements });
   }
 
@@ -464,7 +424,6 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
     await this.ready.catch(() => undefined);
     await this.parked.flushAll();
     this.heads.clear();
-    this.headBytes = 0;
     await this.executor.close();
   }
 
@@ -497,115 +456,9 @@ export class KeelCheckpointSaver extends BaseCheckpointSaver {
     };
   }
 
-  /** Cache a thread's head, newest last; the least recently written go while over `headCacheSize` threads or `headCacheBytes`. */
-  private remember(key: string, head: Head): void {
-    this.dropHead(key);
-    if (this.headCacheSize === 0 || head.bytes > this.headCacheBytes) return;
-    this.heads.set(key, head);
-    this.headBytes += head.bytes;
-    while (this.heads.size > this.headCacheSize || this.headBytes > this.headCacheBytes) this.dropHead(this.heads.keys().next().value!);
-  }
-
-  private dropHead(key: string): void {
-    const head = this.heads.get(key);
-    if (head === undefined) return;
-    this.heads.delete(key);
-    this.headBytes -= head.bytes;
-  }
-
-  private forget(threadId: string): void {
-    for (const key of [...this.heads.keys()]) if ((JSON.parse(key) as string[])[0] === threadId) this.dropHead(key);
-  }
-
-  /** One checkpoint's values: its chain's links and rows only. */
-  private async valuesOf(row: Pick<HeaderRow, "thread_id" | "checkpoint_ns" | "checkpoint_id" | "snapshot_id">): Promise<ChannelValues> {
-    const linkRows =
-      row.snapshot_id === row.checkpoint_id
-        ? [{ checkpoint_id: row.checkpoint_id, parent_checkpoint_id: null, snapshot_id: row.snapshot_id }]
-        : await this.executor.all(`SELECT checkpoint_id, parent_checkpoint_id, snapshot_id FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND snapshot_id = ?`, [
-            row.thread_id,
-            row.checkpoint_ns,
-            row.snapshot_id,
-          ]);
-    const links = toLinks(linkRows);
-    const chain = chainToSnapshot(links, row.checkpoint_id);
-    const valueRows: SqlRow[] = [];
-    for (const part of chunks(chain)) {
-      valueRows.push(
-        ...(await this.executor.all(`SELECT ${VALUE_COLUMNS} FROM ${VALUES_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id IN (${placeholders(part.length)})`, [
-          row.thread_id,
-          row.checkpoint_ns,
-          ...part,
-        ])),
-      );
-    }
-    return new GroupRebuilder(links, valueRows, this.serde).values(row.checkpoint_id);
-  }
-
-  /** A whole snapshot group (for `list`, which usually reads many checkpoints of one group). */
-  private async loadGroup(threadId: string, ns: string, snapshotId: string): Promise<GroupRebuilder> {
-    const linkRows = await this.executor.all(`SELECT checkpoint_id, parent_checkpoint_id, snapshot_id FROM ${CHECKPOINTS_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND snapshot_id = ?`, [threadId, ns, snapshotId]);
-    const valueRows = await this.executor.all(`SELECT ${VALUE_COLUMNS} FROM ${VALUES_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND snapshot_id = ?`, [threadId, ns, snapshotId]);
-    return new GroupRebuilder(toLinks(linkRows), valueRows, this.serde);
-  }
-
-  /** Pending writes of some checkpoints of one (thread, namespace), each list in `writesSortKey` order. */
-  private async pendingWrites(threadId: string, ns: string, checkpointIds: readonly string[]): Promise<Map<string, CheckpointPendingWrite[]>> {
-    const rows: SqlRow[] = [];
-    for (const part of chunks(checkpointIds)) {
-      rows.push(
-        ...(await this.executor.all(
-          `SELECT checkpoint_id, task_id, idx, channel, type, value, task_path FROM ${WRITES_TABLE} WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id IN (${placeholders(part.length)})`,
-          [threadId, ns, ...part],
-        )),
-      );
-    }
-    const byCheckpoint = new Map<string, SqlRow[]>();
-    for (const row of rows) byCheckpoint.set(String(row.checkpoint_id), [...(byCheckpoint.get(String(row.checkpoint_id)) ?? []), row]);
-    const out = new Map<string, CheckpointPendingWrite[]>();
-    for (const [id, list] of byCheckpoint) {
-      list.sort((a, b) => compareWritesSortKeys(writesSortKey(String(a.task_path), String(a.task_id), Number(a.idx)), writesSortKey(String(b.task_path), String(b.task_id), Number(b.idx))));
-      out.set(id, await Promise.all(list.map(async (w) => [String(w.task_id), String(w.channel), await this.serde.loadsTyped(String(w.type), bytesOf(w.value))] as CheckpointPendingWrite)));
-    }
-    return out;
-  }
-
-  /** Pending writes of header rows from any threads, keyed by `[thread, ns, id]` JSON. */
-  private async pendingWritesOfRows(rows: readonly HeaderRow[]): Promise<Map<string, CheckpointPendingWrite[]>> {
-    const groups = new Map<string, { threadId: string; ns: string; ids: string[] }>();
-    for (const row of rows) {
-      const key = JSON.stringify([row.thread_id, row.checkpoint_ns]);
-      const group = groups.get(key) ?? { threadId: row.thread_id, ns: row.checkpoint_ns, ids: [] };
-      group.ids.push(row.checkpoint_id);
-      groups.set(key, group);
-    }
-    const out = new Map<string, CheckpointPendingWrite[]>();
-    for (const { threadId, ns, ids } of groups.values()) {
-      for (const [id, writes] of await this.pendingWrites(threadId, ns, ids)) out.set(JSON.stringify([threadId, ns, id]), writes);
-    }
-    return out;
-  }
-
-  private async tuple(row: HeaderRow, values: ChannelValues, pendingWrites: CheckpointPendingWrite[], metadata?: CheckpointMetadata): Promise<CheckpointTuple> {
-    const header = (await this.serde.loadsTyped(row.type, bytesOf(row.header))) as Omit<Checkpoint, "channel_values">;
-    const tuple: CheckpointTuple = {
-      config: { configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.checkpoint_id } },
-      checkpoint: { ...header, channel_values: values } as Checkpoint,
-      metadata: metadata ?? ((await this.serde.loadsTyped(row.type, bytesOf(row.metadata))) as CheckpointMetadata),
-      pendingWrites,
-    };
-    if (row.parent_checkpoint_id) tuple.parentConfig = { configurable: { thread_id: row.thread_id, checkpoint_ns: row.checkpoint_ns, checkpoint_id: row.parent_checkpoint_id } };
-    return tuple;
-  }
 }
 
 const VALUE_INSERT_SQL = `${VALUES_TABLE} (${VALUE_INSERT})`;
 
 /** The parent a delta was computed against is no longer in the database as cached (another process pruned or deleted it). */
 class StaleHead extends Error {}
-
-function toLinks(rows: readonly SqlRow[]): Map<string, HeaderLink> {
-  return new Map(
-    rows.map((r) => [String(r.checkpoint_id), { checkpointId: String(r.checkpoint_id), parentId: r.parent_checkpoint_id == null ? null : String(r.parent_checkpoint_id), snapshotId: String(r.snapshot_id) }]),
-  );
-}
