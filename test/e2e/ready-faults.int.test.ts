@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCuttableProxy, type CuttableProxy } from "./cuttable-proxy.js";
 import { FIXTURES, startServe, tempDir, type ServeProcess } from "./serve-process.js";
 import { PG_URL, REDIS_URL, servicesUnavailable } from "./services.js";
+import { dropDatabase } from "../plugins/store-sql/scratch-database.js";
 
 const unavailable = await servicesUnavailable();
 
@@ -32,12 +33,12 @@ describe.skipIf(unavailable !== null)("a worker whose database or Redis goes awa
     url.pathname = `/${scratch}`;
     return url.toString();
   })();
-  const admin = async (sql: string) => {
+  const admin = async (work: (client: { query(sql: string): Promise<unknown> }) => Promise<unknown>) => {
     const { Client } = createRequire(import.meta.url)("pg") as { Client: new (options: { connectionString: string }) => { connect(): Promise<void>; query(sql: string): Promise<unknown>; end(): Promise<void> } };
     const client = new Client({ connectionString: PG_URL });
     await client.connect();
     try {
-      await client.query(sql);
+      await work(client);
     } finally {
       await client.end();
     }
@@ -59,7 +60,7 @@ describe.skipIf(unavailable !== null)("a worker whose database or Redis goes awa
 
   beforeAll(async () => {
     dir = tempDir("keel-e2e-ready-");
-    await admin(`create database ${scratch}`);
+    await admin((client) => client.query(`create database ${scratch}`));
     const pgUrl = new URL(PG_URL);
     const redisUrl = new URL(REDIS_URL);
     pg = await startCuttableProxy({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) });
@@ -76,7 +77,7 @@ describe.skipIf(unavailable !== null)("a worker whose database or Redis goes awa
     await server?.stop("SIGTERM");
     await pg?.close();
     await redis?.close();
-    await admin(`drop database if exists ${scratch} with (force)`);
+    await admin((client) => dropDatabase(client, scratch));
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

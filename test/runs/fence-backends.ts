@@ -12,6 +12,7 @@ import path from "node:path";
 import type { RunStore } from "../../kernel/runs/types.js";
 import { closeCheckpointer, createCheckpointer, createSqlRunStore, type KeelCheckpointer } from "../../plugins/store-sql/index.js";
 import { PG_URL, postgresUnavailable } from "../e2e/services.js";
+import { dropDatabase } from "../plugins/store-sql/scratch-database.js";
 
 export interface FenceBackend {
   name: string;
@@ -48,7 +49,7 @@ function postgres(database: string): FenceBackend {
       const admin = new Client({ connectionString: PG_URL });
       await admin.connect();
       try {
-        await admin.query(`drop database if exists ${database} with (force)`);
+        await dropDatabase(admin, database);
         await admin.query(`create database ${database}`);
       } finally {
         await admin.end();

@@ -15,6 +15,7 @@ import { describeClaimQueueManagers } from "../../runs/claim-queue-managers.js";
 import { countingGraph } from "./counting-graph.js";
 import { postgresUnavailable } from "../../e2e/services.js";
 import { scratchDatabase } from "./scratch-database.js";
+import { dropDatabase } from "./scratch-database.js";
 
 const PG_URL = process.env.KEEL_TEST_PG_URL ?? "postgres://keel:keel@127.0.0.1:5432/keel";
 
@@ -84,7 +85,7 @@ if (skipReason !== null) {
       url.pathname = `/${scratch}`;
       return url.toString();
     })();
-    afterAll(() => withAdmin((c) => c.query(`drop database if exists ${scratch} with (force)`)));
+    afterAll(() => withAdmin((c) => dropDatabase(c, scratch)));
 
     it("migrates a fresh database once when several workers start together", async () => {
       await withAdmin((c) => c.query(`create database ${scratch}`));
