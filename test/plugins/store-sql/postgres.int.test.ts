@@ -14,8 +14,7 @@ import { describeRunStoreConformance } from "../../runs/store-conformance.js";
 import { describeClaimQueueManagers } from "../../runs/claim-queue-managers.js";
 import { countingGraph } from "./counting-graph.js";
 import { postgresUnavailable } from "../../e2e/services.js";
-import { scratchDatabase } from "./scratch-database.js";
-import { dropDatabase } from "./scratch-database.js";
+import { dropDatabase, scratchDatabase } from "./scratch-database.js";
 
 const PG_URL = process.env.KEEL_TEST_PG_URL ?? "postgres://keel:keel@127.0.0.1:5432/keel";
 
