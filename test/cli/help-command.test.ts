@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../kernel/package-root.js";
 import { parseOptionsOf, renderHelp } from "../../tools/cli/command-spec.js";
 import { main } from "../../tools/cli/main.js";
+import { renderMainHelp } from "../../tools/cli/main-help.js";
 import { COMMAND_SPECS } from "../../tools/cli/specs.js";
 import { renderCliDoc } from "../../tools/docs/cli-doc.js";
 import { fakeIO } from "./fake-io.js";
@@ -63,6 +64,30 @@ describe("keel <command> --help", () => {
     const io = fakeIO();
     expect(await main(["help", "run"], io)).toBe(0);
     expect(io.stdout()).toBe(renderHelp(COMMAND_SPECS.find((s) => s.name === "run")!));
+  });
+
+  it("`keel help NOT_A_COMMAND` is a usage error (exit 2), like `keel NOT_A_COMMAND`", async () => {
+    const io = fakeIO();
+    expect(await main(["help", "frob"], io)).toBe(2);
+    expect(io.stderr()).toMatch(/^KEEL_ERR_CLI_USAGE: unknown command `frob`/);
+    expect(io.stdout()).toBe("");
+  });
+
+  it("`keel` without a command exits 2 with one line on stderr and the help on stdout", async () => {
+    const io = fakeIO();
+    expect(await main([], io)).toBe(2);
+    expect(io.stderr().trim().split("\n")).toEqual([expect.stringMatching(/^KEEL_ERR_CLI_USAGE: no command given; the commands are compose, run, /)]);
+    expect(io.stdout()).toBe(renderMainHelp());
+  });
+
+  it("`keel --json` without a command prints only the error document on stdout (exit 2)", async () => {
+    for (const argv of [["--json"], ["--json", "run"], ["frob", "--json"]]) {
+      const io = fakeIO();
+      expect(await main(argv, io)).toBe(2);
+      const doc = JSON.parse(io.stdout()) as { ok: boolean; error: { code: string; message: string } };
+      expect(doc).toEqual({ ok: false, error: { code: "KEEL_ERR_CLI_USAGE", message: expect.any(String) } });
+      expect(io.stderr()).toBe(`KEEL_ERR_CLI_USAGE: ${doc.error.message}`);
+    }
   });
 
   it("`keel contracts --help` prints both subcommands' help", async () => {

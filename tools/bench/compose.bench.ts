@@ -3,22 +3,11 @@ import { compose } from "../../kernel/compose/compose.js";
 import type { StackInput } from "../../kernel/compose/types.js";
 import type { Hooks, Plugin } from "../../kernel/plugin/types.js";
 import { KERNEL_VERSION } from "../../kernel/version.js";
+import { seededRandom } from "../scenario/seeded-random.js";
 
 const CHANNELS = 200;
 const EDGES_PER_PLUGIN = 5;
 const SIZES = [100, 1_000, 5_000, 10_000] as const;
-
-/** Deterministic (mulberry32): every run measures the same stacks. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const noop = (): undefined => undefined;
 
@@ -28,7 +17,7 @@ const noop = (): undefined => undefined;
  * earlier plugins) and accesses in two hooks: dense constraints, a full race check, no problems.
  */
 export function syntheticStack(size: number): { stack: StackInput; plugins: Plugin[] } {
-  const rand = random(size);
+  const rand = seededRandom(size); // deterministic: every run measures the same stacks
   const plugins: Plugin[] = [];
   const names: string[] = [];
   for (let i = 0; i < size; i++) {

@@ -23,23 +23,34 @@ export const COMMAND_NAMES: readonly string[] = Object.keys(COMMANDS);
 
 export async function main(argv: string[], io: CommandIO = processIO): Promise<number> {
   const [name, ...rest] = argv;
-  // `keel help COMMAND` is `keel COMMAND --help`.
-  if (name === "help" && rest[0] !== undefined && COMMANDS[rest[0]] !== undefined) return (await COMMANDS[rest[0]]!())([...rest.slice(1), "--help"], io);
-  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+  const json = argv.includes("--json");
+  if (name === "help" && rest[0] !== undefined) {
+    // `keel help COMMAND` is `keel COMMAND --help`.
+    if (COMMANDS[rest[0]] !== undefined) return (await COMMANDS[rest[0]]!())([...rest.slice(1), "--help"], io);
+    return failUsage(io, json, unknownCommand(rest[0]));
+  }
+  if (name === "--help" || name === "-h" || name === "help") {
     io.out(renderMainHelp());
-    return name === undefined ? EXIT_USAGE : EXIT_OK;
+    return EXIT_OK;
+  }
+  if (name === undefined || (name === "--json" && rest.length === 0)) {
+    // No command: bad usage, said on stderr (and as the JSON document under `--json`); the help on stdout otherwise.
+    if (!json) io.out(renderMainHelp());
+    return failUsage(io, json, new KeelError("KEEL_ERR_CLI_USAGE", `no command given; the commands are ${COMMAND_NAMES.join(", ")}; run \`keel --help\``));
   }
   if (name === "--version" || name === "-V") {
-    if (rest.includes("--json")) printJson(io, { version: KERNEL_VERSION });
+    if (json) printJson(io, { version: KERNEL_VERSION });
     else io.out(KERNEL_VERSION);
     return EXIT_OK;
   }
   const load = COMMANDS[name];
   if (!load) {
-    const error = name.startsWith("-")
-      ? new KeelError("KEEL_ERR_CLI_USAGE", `unknown option \`${name}\` before the command; run \`keel --help\``)
-      : new KeelError("KEEL_ERR_CLI_USAGE", `unknown command \`${name}\`; the commands are ${COMMAND_NAMES.join(", ")}; run \`keel --help\``);
-    return failUsage(io, rest.includes("--json"), error);
+    const error = name.startsWith("-") ? new KeelError("KEEL_ERR_CLI_USAGE", `unknown option \`${name}\` before the command; run \`keel --help\``) : unknownCommand(name);
+    return failUsage(io, json, error);
   }
   return (await load())(rest, io);
+}
+
+function unknownCommand(name: string): KeelError {
+  return new KeelError("KEEL_ERR_CLI_USAGE", `unknown command \`${name}\`; the commands are ${COMMAND_NAMES.join(", ")}; run \`keel --help\``);
 }

@@ -14,9 +14,12 @@ import { createChildRunner } from "../../kernel/loop/children.js";
 import type { ChildAgentResult } from "../../kernel/ports/agents.js";
 import type { RunObserver } from "../../kernel/observe/run-observer.js";
 import { ScriptedChatModel } from "../testing/scripted-model.js";
+import { createErrorFallbackPlugin, errorFallbackPlugin } from "../../plugins/error-fallback/index.js";
 import { seedWorkspace, workspaceDir } from "../../plugins/workspace/index.js";
 import { loadStack, stackPluginNames } from "../stacks/load-stack.js";
 import { composeSubagentStack } from "../stacks/subagent-stack.js";
+import { assertScenario } from "./load-scenario.js";
+import { seededRandom } from "./seeded-random.js";
 import { withToolFixtures } from "./tool-fixtures.js";
 import { buildRunReport, buildRunReportV1, withChildren, type ReportVersion, type RunReport, type RunReportV2 } from "./run-report.js";
 
@@ -45,13 +48,16 @@ export interface RunScenarioOptions {
 
 /**
  * Run a scenario@1 with its scripted models through the real stack, and return its
- * run-report@1 (or @2 with `reportVersion: 2`). Throws `CompositionError` when the stack
- * does not compose.
+ * run-report@1 (or @2 with `reportVersion: 2`). Throws `KeelError`
+ * `KEEL_ERR_SCENARIO_INVALID` (with the JSON `pointer`) for a value that is not a valid
+ * scenario@1, and `CompositionError` when the stack does not compose.
  */
 export async function runScenario(scenario: ScenarioV1, options: RunScenarioOptions & { reportVersion: 2 }): Promise<RunReportV2>;
 export async function runScenario(scenario: ScenarioV1, options?: RunScenarioOptions & { reportVersion?: 1 }): Promise<RunReport>;
 export async function runScenario(scenario: ScenarioV1, options?: RunScenarioOptions): Promise<RunReport | RunReportV2>;
 export async function runScenario(scenario: ScenarioV1, options: RunScenarioOptions = {}): Promise<RunReport | RunReportV2> {
+  // What `keel run` checks of a file, checked of a value too: an invalid scenario never runs (nor reports success).
+  assertScenario(scenario);
   const baseDir = options.baseDir ?? process.cwd();
   const lead = await loadStack(options.stack ?? (scenario.stack as string | StackV1), {
     pluginFiles: options.pluginFiles ?? [],
@@ -63,6 +69,9 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
   const sub = await loadStack(subRef as string | StackV1, { baseDir: lead.baseDir, cwd: lead.baseDir });
 
   const seed = sha256Hex(`scenario:${scenario.name}`).slice(0, 12);
+  const ownErrorFallback = scenarioErrorFallback(seed);
+  lead.plugins = lead.plugins.map(ownErrorFallback);
+  sub.plugins = sub.plugins.map(ownErrorFallback);
   const threadId = `thread-${seed}`;
   const runId = `run-${seed}`;
   if (options.workspacesDir !== undefined) mkdirSync(options.workspacesDir, { recursive: true });
@@ -116,6 +125,18 @@ export async function runScenario(scenario: ScenarioV1, options: RunScenarioOpti
 }
 
 type ConfigMap = Record<string, Record<string, unknown>>;
+
+/**
+ * A scenario run is independent of every other and deterministic, so the built-in
+ * error-fallback (whose circuit breaker belongs to its instance: one for the process) is
+ * replaced, for this run's lead and children alike, by a fresh instance: its own breaker,
+ * on a stepping clock of its own (not the report's), and backoff jitter drawn from the
+ * scenario's seed. The backoff still waits in real time.
+ */
+function scenarioErrorFallback(seed: string): (plugin: Plugin) => Plugin {
+  const fresh = createErrorFallbackPlugin({ random: seededRandom(Number.parseInt(seed.slice(0, 8), 16)), now: steppingClock(SCENARIO_CLOCK_START).now });
+  return (plugin) => (plugin === errorFallbackPlugin ? fresh : plugin);
+}
 
 
 function onlyPresent(config: ConfigMap, stack: StackInput): ConfigMap {
