@@ -78,7 +78,3 @@ export type RunCancelManyQuery = Static<typeof RunCancelManyQuery>;
 /** A run addressed by its id alone (`GET /runs/:rid/stream`, what the SDK's `joinStream(null, runId)` calls). */
 export const RunOnlyParams = Type.Object({ rid: Id });
 
-export const RunStreamQuery = Type.Object({
-  cancel_on_disconnect: Type.Optional(Type.Union([Type.Boolean(), Type.Enum(["0", "1", "true", "false"])])),
-  last_event_id: Type.Optional(Type.String({ maxLength: 64 })),
-});

@@ -1,4 +1,4 @@
-import Fastify, { type FastifyRequest, type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { ApiKeys } from "./auth.js";
 import { HttpError, toHttpError } from "./http-errors.js";
@@ -34,6 +34,14 @@ import { registerFeedRoute } from "./routes/feed.js";
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Routes any client may call without a key (health checks, discovery, the run inspector's page: its data comes through keyed routes). */
 const OPEN_ROUTES = new Set(["GET /ok", "GET /ready", "GET /info", ...INSPECTOR_ROUTES]);
+/** The longest path segment the router takes (Fastify's default, 100, is below the 128 an id may have). */
+const MAX_PARAM_LENGTH = 1024;
+
+function invalidPath(error: Error & { code?: string }): HttpError {
+  if (error.code === "FST_ERR_MAX_PARAM_LENGTH") return new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", `invalid path: a segment is longer than ${MAX_PARAM_LENGTH} characters (ids are at most 128)`);
+  if (error.code === "FST_ERR_BAD_URL") return new HttpError(400, "KEEL_ERR_HTTP_INVALID_BODY", "invalid path: it is not a valid URL (percent-encode each segment as UTF-8)");
+  return toHttpError(error);
+}
 
 export interface GatewayOptions {
   deps: GatewayDeps;
@@ -105,6 +113,22 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
     // connection is still open then is cut, not waited for.
     forceCloseConnections: true,
     ajv: { customOptions: { allErrors: false, coerceTypes: "array", removeAdditional: false } },
+    // Ids are up to 128 characters: a longer segment reaches its route, whose schema answers 400 naming it.
+    maxParamLength: MAX_PARAM_LENGTH,
+    // A path the router cannot take (a percent-escape that is not UTF-8, a segment over the
+    // length above) is answered like an unknown route: authenticated first, in Keel's error shape.
+    frameworkErrors: (error, request, reply) => {
+      void (async () => {
+        try {
+          if (hostChecked()) assertLoopbackHost(request.headers.host);
+          await authenticate(request);
+          throw invalidPath(error);
+        } catch (refusal) {
+          const http = toHttpError(refusal);
+          await (reply as FastifyReply).code(http.status).type("application/json; charset=utf-8").send(http.body());
+        }
+      })();
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   acceptEmptyJsonBodies(app);
@@ -132,7 +156,8 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
     if (hostChecked()) assertLoopbackHost(request.headers.host);
     // A preflight carries no credentials: answered before authentication.
     if (cors && applyCors(cors, request, reply)) return reply;
-    if (OPEN_ROUTES.has(`${request.method} ${request.routeOptions.url ?? ""}`)) return;
+    // `HEAD` is served wherever `GET` is, and is as open.
+    if (OPEN_ROUTES.has(`${request.method === "HEAD" ? "GET" : request.method} ${request.routeOptions.url ?? ""}`)) return;
     await authenticate(request);
   });
 

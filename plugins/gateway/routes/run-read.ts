@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { RunRecord } from "../../../kernel/runs/types.js";
 import type { RunManager } from "../../../kernel/runs/run-manager.js";
 import { ZERO_EVENT_ID } from "../../../kernel/runs/stream-event-id.js";
@@ -8,10 +9,10 @@ import { clientGone, finalValues } from "../final-values.js";
 import { openSse, readLastEventIdHeader, type SseSession } from "../sse.js";
 import { CancelQuery, JoinStreamQuery, RunListQuery, RunParams, ThreadParams, isTrue } from "../schemas.js";
 import { runToWire } from "../wire-records.js";
-import { authorizedRun, authorizedThread, ownedRun, type GatewayApp, type GatewayContext } from "../context.js";
+import { authorizedRun, authorizedThread, type GatewayApp, type GatewayContext } from "../context.js";
 import { notFound } from "../http-errors.js";
 import { isVisibleRun, listVisibleRuns } from "../run-visibility.js";
-import { RunOnlyParams, RunStreamQuery } from "../schemas-runs.js";
+import { RunOnlyParams } from "../schemas-runs.js";
 import { joinOrCancel } from "./run-create.js";
 import { answerKeepingAlive } from "../keep-alive.js";
 
@@ -35,18 +36,14 @@ export function registerRunReadRoutes(app: GatewayApp, ctx: GatewayContext): voi
   });
 
   /** The SDK's `joinStream(null, runId)`: a run of the caller's (a threadless run's) addressed by its id alone. */
-  app.get("/runs/:rid/stream", { schema: { params: RunOnlyParams, querystring: RunStreamQuery } }, async (request, reply) => {
+  app.get("/runs/:rid/stream", { schema: { params: RunOnlyParams, querystring: JoinStreamQuery } }, async (request, reply) => {
     const found = await store.getRun(request.params.rid);
-    // Another user's run reads as missing, without naming its thread.
+    // Another user's run (or one the auth handler does not let the caller read) reads as missing, without naming its thread.
     if (!found || found.user !== request.user) throw notFound(`run \`${request.params.rid}\``);
-    const run = await ownedRun(ctx, found.threadId, found.runId, request.user).catch(() => {
+    const run = await authorizedRun(ctx, request, "read", found.threadId, found.runId).catch(() => {
       throw notFound(`run \`${request.params.rid}\``);
     });
-    const lastEventId = readLastEventIdHeader(request.headers, request.query.last_event_id);
-    const gone = await streamIsGone(ctx, run);
-    const session = openSse(reply, { "content-location": runPath(run) }, ctx.heartbeatMs);
-    if (gone) return closeGoneStream(session, runs, run, lastEventId);
-    await pipeRunEvents(session, runs, run, { ...(lastEventId ? { lastEventId } : {}), cancelOnDisconnect: isTrue(request.query.cancel_on_disconnect), log: request.log });
+    await rejoin(ctx, run, request, reply);
   });
 
   app.get("/threads/:tid/runs/:rid/join", { schema: { params: RunParams, querystring: JoinStreamQuery } }, async (request, reply) => {
@@ -58,18 +55,7 @@ export function registerRunReadRoutes(app: GatewayApp, ctx: GatewayContext): voi
 
   app.get("/threads/:tid/runs/:rid/stream", { schema: { params: RunParams, querystring: JoinStreamQuery } }, async (request, reply) => {
     const run = await authorizedRun(ctx, request, "read", request.params.tid, request.params.rid);
-    const lastEventId = readLastEventIdHeader(request.headers, request.query.last_event_id);
-    const queryModes = request.query.stream_mode;
-    const modes = queryModes === undefined ? run.request.streamMode : Array.isArray(queryModes) ? queryModes : [queryModes];
-    const gone = await streamIsGone(ctx, run);
-    const session = openSse(reply, { "content-location": runPath(run) }, ctx.heartbeatMs);
-    if (gone) return closeGoneStream(session, runs, run, lastEventId);
-    await pipeRunEvents(session, runs, run, {
-      ...(lastEventId ? { lastEventId } : {}),
-      ...(modes ? { modes } : {}),
-      cancelOnDisconnect: isTrue(request.query.cancel_on_disconnect),
-      log: request.log,
-    });
+    await rejoin(ctx, run, request, reply);
   });
 
   app.post("/threads/:tid/runs/:rid/cancel", { schema: { params: RunParams, querystring: CancelQuery } }, async (request, reply) => {
@@ -97,4 +83,25 @@ async function closeGoneStream(session: SseSession, runs: RunManager, run: RunRe
 
 async function streamIsGone(ctx: GatewayContext, run: RunRecord): Promise<boolean> {
   return run.status !== "pending" && run.status !== "running" && (await ctx.deps.bridge.read(run.runId)).length === 0;
+}
+
+/**
+ * A rejoin (`…/runs/:rid/stream`, threaded or not): the events after `Last-Event-ID` (header,
+ * else `?last_event_id`), then live until `end`, in the run's own stream modes or those
+ * `?stream_mode=` names.
+ */
+async function rejoin(ctx: GatewayContext, run: RunRecord, request: Pick<FastifyRequest, "headers" | "log"> & { query: JoinStreamQuery }, reply: FastifyReply): Promise<void> {
+  const { runs } = ctx.deps;
+  const lastEventId = readLastEventIdHeader(request.headers, request.query.last_event_id);
+  const queryModes = request.query.stream_mode;
+  const modes = queryModes === undefined ? run.request.streamMode : Array.isArray(queryModes) ? queryModes : [queryModes];
+  const gone = await streamIsGone(ctx, run);
+  const session = openSse(reply, { "content-location": runPath(run) }, ctx.heartbeatMs);
+  if (gone) return closeGoneStream(session, runs, run, lastEventId);
+  await pipeRunEvents(session, runs, run, {
+    ...(lastEventId ? { lastEventId } : {}),
+    ...(modes ? { modes } : {}),
+    cancelOnDisconnect: isTrue(request.query.cancel_on_disconnect),
+    log: request.log,
+  });
 }

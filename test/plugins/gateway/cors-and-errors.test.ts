@@ -127,3 +127,42 @@ describe("error bodies and the v2 thread protocol", () => {
     }
   });
 });
+
+describe("paths the router cannot take, long ids and HEAD", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h.close());
+
+  it("serves a thread whose id has 101–128 characters on every route (ids are up to 128), and refuses a longer one with 400 naming it", async () => {
+    const id = `t${"x".repeat(127)}`;
+    const created = await h.app.inject({ method: "POST", url: "/threads", headers: ALICE, payload: { thread_id: id } });
+    expect(created.statusCode).toBe(200);
+    for (const url of [`/threads/${id}`, `/threads/${id}/state`, `/threads/${id}/runs`]) expect((await h.app.inject({ method: "GET", url, headers: ALICE })).statusCode).toBe(200);
+    expect((await h.app.inject({ method: "DELETE", url: `/threads/${id}`, headers: ALICE })).statusCode).toBe(204);
+    const longer = await h.app.inject({ method: "GET", url: `/threads/${id}y`, headers: ALICE });
+    expect(longer.statusCode).toBe(400);
+    expect(longer.json()).toMatchObject({ error: "KEEL_ERR_HTTP_INVALID_BODY", pointer: "/tid" });
+  });
+
+  it("answers a path that is not a valid URL, or a segment over 1,024 characters, 400 in Keel's shape — and 401 to a client without a key", async () => {
+    for (const url of ["/threads/%E0%A4%A/state", `/threads/${"y".repeat(1100)}`]) {
+      const refused = await h.app.inject({ method: "GET", url, headers: ALICE });
+      expect(refused.statusCode).toBe(400);
+      const body = refused.json();
+      expect(body).toEqual({ error: "KEEL_ERR_HTTP_INVALID_BODY", message: expect.stringMatching(/^invalid path: /), detail: body.message });
+      const anonymous = await h.app.inject({ method: "GET", url });
+      expect(anonymous.statusCode).toBe(401);
+      expect(anonymous.json()).toMatchObject({ error: "KEEL_ERR_HTTP_UNAUTHORIZED" });
+    }
+  });
+
+  it("answers HEAD on the open routes without a key, as GET, and asks for one on the others", async () => {
+    for (const url of ["/ok", "/info"]) {
+      expect((await h.app.inject({ method: "HEAD", url })).statusCode).toBe(200);
+      expect((await h.app.inject({ method: "GET", url })).statusCode).toBe(200);
+    }
+    expect((await h.app.inject({ method: "HEAD", url: "/threads/x" })).statusCode).toBe(401);
+  });
+});

@@ -99,6 +99,13 @@ describe("custom auth handler (a LangGraph Auth instance)", () => {
     await expect(alice.threads.getState(blue.thread_id)).rejects.toMatchObject({ status: 404 });
     await expect(alice.threads.delete(blue.thread_id)).rejects.toMatchObject({ status: 404 });
     await expect(alice.runs.list(blue.thread_id)).rejects.toMatchObject({ status: 404 });
+    // A run on it (`threads:create_run` has no filter) is not read through either route either.
+    const run = await alice.runs.create(blue.thread_id, "lead", { input: { events: 1 } });
+    const rejoin = async (threadId: string | null) => {
+      for await (const _ of alice.runs.joinStream(threadId, run.run_id)) void _;
+    };
+    await expect(rejoin(blue.thread_id)).rejects.toMatchObject({ status: 404 });
+    await expect(rejoin(null)).rejects.toMatchObject({ status: 404 });
     const found = await alice.threads.search({ limit: 100 });
     expect(found.map((t) => t.thread_id)).toContain(red.thread_id);
     expect(found.map((t) => t.thread_id)).not.toContain(blue.thread_id);

@@ -55,6 +55,21 @@ describe("Runs API through the SDK", () => {
     ).rejects.toMatchObject({ status: 404 });
   });
 
+  it("runs.joinStream(null, runId) streams in the run's own stream modes, or those it asks for", async () => {
+    const run = await h.alice.runs.create(null, "lead", { input: "gate", onCompletion: "keep", streamMode: ["custom"] });
+    const join = async (streamMode?: "values" | "custom") => {
+      const events: string[] = [];
+      for await (const part of h.alice.runs.joinStream(null, run.run_id, streamMode ? { streamMode } : {})) events.push(part.event);
+      return events;
+    };
+    const own = join();
+    const asked = join("values");
+    await until(() => h.executor.isWaiting(run.run_id), "the run to start");
+    h.executor.release(run.run_id);
+    expect(await own).toEqual(["metadata", "custom", "custom", "end"]);
+    expect(await asked).toEqual(["metadata", "values", "end"]);
+  });
+
   it("runs.wait(null, …): the run's final values, then its temporary thread is deleted", async () => {
     let created: { run_id: string; thread_id?: string } | undefined;
     const values = (await h.alice.runs.wait(null, "lead", { input: { events: 4 }, onRunCreated: (meta) => (created = meta) })) as { turns: number; messages: { content: string }[] };
