@@ -150,7 +150,12 @@ export class HookRunner {
     return state.view(access.sees, access.guardOf);
   }
 
-  context(plugin: string, hook: HookName, turn: number, onUpdate: (update: ChannelUpdate) => void, state: WorkingChannels): HookContext {
+  /**
+   * The `ctx` a hook gets. `breach` records a kernel rule it broke through `ctx` (an
+   * undeclared `ctx.update`): the error is thrown to the hook and also kept, so a hook that
+   * catches it still fails once it returns.
+   */
+  context(plugin: string, hook: HookName, turn: number, onUpdate: (update: ChannelUpdate) => void, state: WorkingChannels, breach: Breaches = new Breaches()): HookContext {
     const resolved = this.composition.plugins.get(plugin);
     const { scope, identity } = this;
     return {
@@ -175,9 +180,13 @@ export class HookRunner {
       },
       update: (partial) => {
         if (hook !== "wrapModelCall" && hook !== "wrapToolCall") {
-          throw new KeelError("KEEL_ERR_HOOK_UNDECLARED_MUTATION", `plugin \`${plugin}\` called ctx.update in ${hook}; state hooks return their update instead`, { plugin, hook });
+          throw breach.record(new KeelError("KEEL_ERR_HOOK_UNDECLARED_MUTATION", `plugin \`${plugin}\` called ctx.update in ${hook}; state hooks return their update instead`, { plugin, hook }));
         }
-        this.checkUpdate(plugin, hook, partial);
+        try {
+          this.checkUpdate(plugin, hook, partial);
+        } catch (error) {
+          throw breach.record(error);
+        }
         onUpdate(partial);
       },
       summarize: (messages) => this.summarize(messages, turn, state),
@@ -204,12 +213,15 @@ export class HookRunner {
   async runStateChain(hook: "beforeAgent" | "beforeModel" | "afterModel" | "afterAgent", state: WorkingChannels, turn: number): Promise<void> {
     for (const plugin of this.chain(hook)) {
       const fn = this.composition.plugins.get(plugin)!.plugin.hooks[hook]!;
-      const ctx = this.context(plugin, hook, turn, () => undefined, state);
+      const breaches = new Breaches();
+      const ctx = this.context(plugin, hook, turn, () => undefined, state, breaches);
       let update: ChannelUpdate | void | undefined;
       try {
         update = await fn(this.view(plugin, hook, state), ctx);
+        breaches.throwFirst();
         if (update) this.checkUpdate(plugin, hook, update);
       } catch (error) {
+        breaches.throwFirst();
         throw blame(error, plugin, hook, this.composition.plugins.get(plugin)?.plugin.manifest.errors);
       }
       if (update) state.apply(update, `plugin \`${plugin}\` (${hook})`);
@@ -254,6 +266,8 @@ export class HookRunner {
   ): (request: unknown) => Promise<unknown> {
     let handler = innermost;
     const [requestChannel, responseChannel] = hook === "wrapModelCall" ? ["model.request", "model.response"] : ["tool.request", "tool.response"];
+    // A rule broken anywhere in this onion fails every layer it returns through, even one that caught the error.
+    const breaches = new Breaches();
     // `verified[i]`: the response layer i just returned and its fingerprint, taken when it was checked
     // unchanged; the layer outside takes that as its own "before" (the same object, nothing ran in
     // between), so a chain of L guarded layers fingerprints a response L + 1 times, not 2L.
@@ -276,11 +290,11 @@ export class HookRunner {
         // `next()` without a request means "the current request", as the hook received it.
         const next = async (req: unknown) => {
           if (++calls > 1 && !mayRetry) {
-            throw new KeelError("KEEL_ERR_HOOK_NEXT_TWICE", `plugin \`${plugin}\` called next() twice in ${hook} without declaring \`retries: true\``, { plugin, hook });
+            throw breaches.record(new KeelError("KEEL_ERR_HOOK_NEXT_TWICE", `plugin \`${plugin}\` called next() twice in ${hook} without declaring \`retries: true\``, { plugin, hook }));
           }
           let forwarded = request;
           if (req !== undefined && req !== handed) {
-            if (guardRequest) throw passing(undeclaredPseudo(plugin, hook, requestChannel, "passed another request to next()"));
+            if (guardRequest) throw passing(breaches.record(undeclaredPseudo(plugin, hook, requestChannel, "passed another request to next()")));
             forwarded = this.enforce ? freezeRequest(withoutState(req)) : req;
           } else if (!guardRequest && req === handed) {
             forwarded = this.enforce ? freezeRequest(withoutState(handed)) : handed;
@@ -298,11 +312,14 @@ export class HookRunner {
             throw passing(error);
           }
         };
-        const ctx = this.context(plugin, hook, turn, (update) => updates.push([plugin, update]), state);
+        const ctx = this.context(plugin, hook, turn, (update) => updates.push([plugin, update]), state, breaches);
         let result: unknown;
         try {
           result = await fn(handed, next, ctx);
+          breaches.throwFirst();
         } catch (error) {
+          // The first rule broken is what failed, whatever the hook threw after it.
+          breaches.throwFirst();
           throw blame(error, plugin, hook, resolved.plugin.manifest.errors);
         }
         checkWrapResult(result, plugin, hook);
@@ -318,6 +335,28 @@ export class HookRunner {
       };
     }
     return handler;
+  }
+}
+
+/**
+ * Kernel rules a hook broke (an undeclared write through `ctx.update`, `next()` twice,
+ * another request passed on): the first is thrown again when the hook returns, so catching
+ * the error does not get a hook past the rule. It is already blamed on the hook that broke it.
+ */
+class Breaches {
+  private first: unknown;
+  private broken = false;
+
+  record<E>(error: E): E {
+    if (!this.broken) {
+      this.first = error;
+      this.broken = true;
+    }
+    return error;
+  }
+
+  throwFirst(): void {
+    if (this.broken) throw this.first;
   }
 }
 

@@ -1,3 +1,4 @@
+import { AIMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import type { Hooks } from "../../kernel/plugin/types.js";
 import { plugin, runWith, tool, toolsPlugin } from "./harness.js";
@@ -74,6 +75,55 @@ describe("hook dispatch (LangChain v1 semantics)", () => {
     } });
     const run = await runWith([rogue], { turns: [{ content: "hi" }] });
     expect(run.outcome.error?.type).toBe("KEEL_ERR_HOOK_UNDECLARED_MUTATION");
+  });
+
+  it("fails a hook that catches its own rule violation (an undeclared ctx.update, next() twice, another request passed on), and one that swallows an inner hook's", async () => {
+    const swallow = (body: (req: unknown, next: (r?: unknown) => Promise<unknown>, ctx: { update(u: Record<string, unknown>): void }) => Promise<unknown>) => body;
+    const catching = {
+      update: swallow(async (req, next, ctx) => {
+        try {
+          ctx.update({ usage: { lead: { inputTokens: 1, outputTokens: 0, totalTokens: 1 } } });
+        } catch {
+          // swallowed: nothing was written, but the rule was broken
+        }
+        return next(req);
+      }),
+      twice: swallow(async (req, next) => {
+        const first = await next(req);
+        try {
+          return await next(req);
+        } catch {
+          return first;
+        }
+      }),
+      another: swallow(async (req, next) => {
+        try {
+          return await next({ ...(req as object), messages: [] });
+        } catch {
+          return next(req);
+        }
+      }),
+    };
+    const expected = { update: "KEEL_ERR_HOOK_UNDECLARED_MUTATION", twice: "KEEL_ERR_HOOK_NEXT_TWICE", another: "KEEL_ERR_HOOK_UNDECLARED_MUTATION" };
+    for (const [name, wrapModelCall] of Object.entries(catching)) {
+      const rogue = plugin({ name: "rogue" }, { wrapModelCall: wrapModelCall as never });
+      const run = await runWith([rogue], { turns: [{ content: "a" }, { content: "b" }] });
+      expect(run.outcome.status, name).toBe("failed");
+      expect(run.outcome.error?.type, name).toBe(expected[name as keyof typeof expected]);
+      expect(run.outcome.error?.message, name).toContain("plugin `rogue`");
+    }
+    // An outer hook that swallows the inner one's violation does not get the run past it either.
+    const outer = plugin({ name: "outer" }, { wrapModelCall: async (req, next) => {
+      try {
+        return await next(req);
+      } catch {
+        return new AIMessage("swallowed");
+      }
+    } });
+    const inner = plugin({ name: "rogue", requiresBefore: ["outer"] }, { wrapModelCall: catching.update as never });
+    const nested = await runWith([outer, inner], { turns: [{ content: "a" }] });
+    expect(nested.outcome.error?.type).toBe("KEEL_ERR_HOOK_UNDECLARED_MUTATION");
+    expect(nested.outcome.error?.message).toContain("plugin `rogue`");
   });
 
   it("turns a plain exception into KEEL_ERR_PLUGIN_FAILED without crashing", async () => {

@@ -62,6 +62,25 @@ describe("PluginTester", () => {
     expect(failure!.message).toContain("the plugin broke its manifest: KEEL_ERR_HOOK_UNDECLARED_MUTATION");
   });
 
+  it("fails a plugin that catches the kernel's refusal of an undeclared write", async () => {
+    const sly = definePlugin({
+      manifest: { ...manifest, name: "sly", hooks: { wrapModelCall: {} } },
+      hooks: {
+        wrapModelCall: async (request, next, ctx) => {
+          try {
+            ctx.update({ stopReasons: [{ reason: "loop_capped", by: "sly", turn: ctx.turn, request: "final" }] });
+          } catch {
+            // refused, and swallowed
+          }
+          return next(request);
+        },
+      },
+    });
+    const failure = await failureOf(tester.run(sly, [{ name: "any", scenario: { input: "go", agents: { lead: { turns: [{ content: "done" }] } } }, expect: { status: "succeeded" } }]));
+    expect(failure!.code).toBe("KEEL_ERR_TESTER_MANIFEST_BREACH");
+    expect(failure!.message).toContain("KEEL_ERR_HOOK_UNDECLARED_MUTATION");
+  });
+
   it("audits the manifest before running anything: a missing config schema is only a warning", async () => {
     const { config: _config, ...withoutConfig } = manifest;
     const plugin = { manifest: withoutConfig, hooks: stopper.hooks };
