@@ -1,5 +1,7 @@
 /** The `keel` package entry: the kernel API plus stack loading and the built-in plugins. */
 export * from "../kernel/index.js";
+// Replaces the kernel's `compose` (above): the same, with the built-in plugins and stack names available.
+export { compose } from "./stacks/compose-stack.js";
 export { loadStack, readStack, loadPluginModule, BUILTIN_STACKS, type LoadedStack } from "./stacks/load-stack.js";
 export { BUILTIN_PLUGINS, builtinPlugin } from "../plugins/builtins.js";
 // Tracing (the OpenTelemetry packages are optional peers, imported only when called).
