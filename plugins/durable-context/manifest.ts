@@ -40,6 +40,7 @@ export const durableContextManifest: Manifest = {
     // Every wrap hook reads its request and response: error-fallback (outside) must be ordered before this one.
     { name: "error-fallback", optional: true },
     { name: "receipts", optional: true },
+    { name: "tool-progress", optional: true },
     // subagents appends its delegation section to the system message; the authority contract follows it.
     { name: "subagents", optional: true },
   ],

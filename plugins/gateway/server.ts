@@ -114,7 +114,7 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
     forceCloseConnections: true,
     ajv: { customOptions: { allErrors: false, coerceTypes: "array", removeAdditional: false } },
     // Ids are up to 128 characters: a longer segment reaches its route, whose schema answers 400 naming it.
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // A path the router cannot take (a percent-escape that is not UTF-8, a segment over the
     // length above) is answered like an unknown route: authenticated first, in Keel's error shape.
     frameworkErrors: (error, request, reply) => {

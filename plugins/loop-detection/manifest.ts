@@ -63,6 +63,7 @@ export const loopDetectionManifest: Manifest = {
     // Every wrap hook reads its request and response: error-fallback (outside) must be ordered before this one.
     { name: "error-fallback", optional: true },
     { name: "receipts", optional: true },
+    { name: "tool-progress", optional: true },
     { name: "batch-leasing", optional: true },
     { name: "durable-context", optional: true },
     { name: "subagents", optional: true },

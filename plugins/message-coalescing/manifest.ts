@@ -14,6 +14,7 @@ export const messageCoalescingManifest: Manifest = {
   // repairs is what is sent (error-fallback edits only the response, but retries run through here too).
   requiresBefore: [
     { name: "receipts", optional: true },
+    { name: "tool-progress", optional: true },
     { name: "error-fallback", optional: true },
     { name: "durable-context", optional: true },
     { name: "loop-detection", optional: true },

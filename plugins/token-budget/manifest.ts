@@ -61,6 +61,7 @@ export const tokenBudgetManifest: Manifest = {
     // Every wrap hook reads its request and response: error-fallback (outside) must be ordered before this one.
     { name: "error-fallback", optional: true },
     { name: "receipts", optional: true },
+    { name: "tool-progress", optional: true },
     { name: "sanitize", optional: true },
     { name: "batch-leasing", optional: true },
     { name: "durable-context", optional: true },

@@ -1,6 +1,6 @@
 import { definePlugin } from "../../kernel/plugin/define-plugin.js";
 import { toolProgressManifest } from "./manifest.js";
-import { trackToolProgress } from "./wrap-tool-call.js";
+import { sendProgressHints, trackToolProgress } from "./wrap-tool-call.js";
 
 /**
  * Tool-progress guard: per (thread, tool) active → warned → blocked. A tool that fails or
@@ -12,7 +12,7 @@ import { trackToolProgress } from "./wrap-tool-call.js";
  */
 export const toolProgressPlugin = definePlugin({
   manifest: toolProgressManifest,
-  hooks: { wrapToolCall: trackToolProgress },
+  hooks: { wrapToolCall: trackToolProgress, wrapModelCall: sendProgressHints },
 });
 
 export default toolProgressPlugin;
@@ -35,6 +35,6 @@ export {
   type ToolProgressValue,
   type ToolStatus,
 } from "./progress-state.js";
-export { BLOCKED_PREFIX, blockingResult, refusedResult, withHint } from "./tool-results.js";
-export { EXEMPT_TOOLS, trackToolProgress } from "./wrap-tool-call.js";
+export { BLOCKED_PREFIX, blockingResult, refusedResult } from "./tool-results.js";
+export { EXEMPT_TOOLS, sendProgressHints, trackToolProgress } from "./wrap-tool-call.js";
 export { MIN_UNIQUE_WORDS, SKETCH_SIZE, jaccard, wordHash, wordSketch, wordsOf, type WordSketch } from "./word-sets.js";

@@ -49,7 +49,11 @@ export const toolProgressChannelSchema = {
       type: "object",
       additionalProperties: false,
       required: ["runId", "count"],
-      properties: { runId: { type: "string" }, count: { type: "integer", minimum: 0 } },
+      properties: {
+        runId: { type: "string" },
+        count: { type: "integer", minimum: 0 },
+        pending: { type: "array", maxItems: 3, items: { type: "string" } },
+      },
     },
   },
 } as const;
@@ -60,11 +64,12 @@ export const toolProgressManifest: Manifest = {
   kind: "middleware",
   kernel: ">=0.1.0 <1",
   description:
-    "Per (thread, tool) progress: a tool that fails or repeats itself gets a hint after 3 consecutive problems and is blocked after the 5th (auth/config errors block at once); blocked calls return [TOOL_BLOCKED] without running and record the stop reason progress_blocked.",
+    "Per (thread, tool) progress: a tool that fails or repeats itself gets a hint (a hidden message at the end of the next model request) after 3 consecutive problems and is blocked after the 5th (auth/config errors block at once); blocked calls return [TOOL_BLOCKED] without running and record the stop reason progress_blocked.",
   // These rewrite or read the tool result in wrapToolCall; they stay outside this plugin.
   requiresBefore: [
     // Every wrap hook reads its request and response: workspace (outside) must be ordered before this one.
     { name: "workspace", optional: true },
+    { name: "error-fallback", optional: true },
     { name: "receipts", optional: true },
     { name: "sanitize", optional: true },
     { name: "read-before-write", optional: true },
@@ -78,6 +83,8 @@ export const toolProgressManifest: Manifest = {
   },
   hooks: {
     wrapToolCall: { observes: ["tool.request"], mutates: ["toolProgress", "tool.response", "stopReasons"] },
+    // The hints waiting in `toolProgress` go at the end of the next model request, as one hidden user message.
+    wrapModelCall: { mutates: ["model.request", "toolProgress"] },
   },
   config: toolProgressConfigSchema as unknown as Record<string, unknown>,
 };

@@ -19,8 +19,11 @@ export interface ToolProgressEntry {
 /** The `toolProgress` channel value. */
 export interface ToolProgressValue {
   tools: Record<string, ToolProgressEntry>;
-  /** Hints appended in the current run (at most MAX_HINTS_PER_RUN). */
-  hints: { runId: string; count: number };
+  /**
+   * Hints given in the current run (at most MAX_HINTS_PER_RUN), and those waiting for the
+   * next model request (`pending`: wrapModelCall sends them as one hidden user message).
+   */
+  hints: { runId: string; count: number; pending?: string[] };
 }
 
 export interface ProgressOptions {

@@ -34,7 +34,3 @@ export function blockingResult(message: ToolMessage, reason: string): ToolMessag
   return withContent(message, `${BLOCKED_PREFIX} ${reason}\n\nThis call's result:\n${messageText(message)}`, "error");
 }
 
-/** The result with a progress hint appended (its status unchanged). */
-export function withHint(message: ToolMessage, hint: string): ToolMessage {
-  return withContent(message, `${messageText(message)}\n\n${hint}`, message.status === "error" ? "error" : "success");
-}

@@ -1,10 +1,10 @@
-import type { ToolMessage } from "@langchain/core/messages";
-import { messageText } from "../../kernel/loop/message-meta.js";
+import { HumanMessage, type AIMessage, type ToolMessage } from "@langchain/core/messages";
+import { messageText, setKeelMeta } from "../../kernel/loop/message-meta.js";
 import type { StopReasonEntry } from "../../kernel/loop/status.js";
-import type { HookContext, ToolHandler, ToolRequest } from "../../kernel/plugin/types.js";
+import type { HookContext, ModelHandler, ModelRequest, ToolHandler, ToolRequest } from "../../kernel/plugin/types.js";
 import { MAX_HINTS_PER_RUN, isBlocked, observeResult, progressHint, readProgressOptions, type ToolProgressValue } from "./progress-state.js";
 import { stepFold } from "./step-fold.js";
-import { blockingResult, refusedResult, withHint } from "./tool-results.js";
+import { blockingResult, refusedResult } from "./tool-results.js";
 
 /** Tools never judged: delegation and a child's final answer must always be able to run. */
 export const EXEMPT_TOOLS: ReadonlySet<string> = new Set(["task", "return_result"]);
@@ -45,10 +45,25 @@ export async function trackToolProgress(request: ToolRequest, next: ToolHandler,
     return blockingResult(response, reason);
   }
   if (seen.action === "warn" && value.hints.count < MAX_HINTS_PER_RUN) {
-    value.hints.count++;
+    value.hints = { ...value.hints, count: value.hints.count + 1, pending: [...(value.hints.pending ?? []), progressHint(tool, seen.entry.problems, options)] };
+    ctx.update({ toolProgress: value });
     ctx.guard({ action: "warn", reason: "no_progress", detail: `\`${tool}\`: ${seen.entry.problems} problem results in a row` });
-    return withHint(response, progressHint(tool, seen.entry.problems, options));
   }
   return response;
+}
+
+/**
+ * The hints waiting from the tool calls before this model call, as one hidden user message
+ * at the very end of the request (after the last tool result, with loop warnings). A forced
+ * final call gets none; hints left by an earlier run of the thread are dropped.
+ */
+export async function sendProgressHints(request: ModelRequest, next: ModelHandler, ctx: HookContext): Promise<AIMessage> {
+  const value = request.state.toolProgress as ToolProgressValue | undefined;
+  const pending = value?.hints.pending ?? [];
+  if (value === undefined || pending.length === 0) return next(request);
+  ctx.update({ toolProgress: { ...value, hints: { runId: value.hints.runId, count: value.hints.count } } });
+  if (request.forced || value.hints.runId !== ctx.runId) return next(request);
+  const hint = setKeelMeta(new HumanMessage(pending.join("\n\n")), { hidden: true });
+  return next({ ...request, messages: [...request.messages, hint] });
 }
 

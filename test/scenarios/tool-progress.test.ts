@@ -28,8 +28,17 @@ describe("scenario: a tool that always fails is blocked (tool-progress)", () => 
     const ranMessage = "`report.md` does not exist";
     expect(results[0]!.content).toBe(ranMessage);
     expect(results[1]!.content).toBe(ranMessage);
-    expect(results[2]!.content).toMatch(/^`report\.md` does not exist\n\n\[TOOL_PROGRESS\] `read_file` has failed or repeated itself 3 times in a row; change strategy/);
-    expect(results[3]!.content).toMatch(/\[TOOL_PROGRESS\] `read_file` has failed or repeated itself 4 times in a row;.*After 1 more such result it will be blocked/s);
+    // The hints are not in the tool results: each goes to the next model request, as a hidden user message at its end.
+    expect(results[2]!.content).toBe(ranMessage);
+    expect(results[3]!.content).toBe(ranMessage);
+    const lastOf = (turn: number) => report.modelRequests.find((r) => r.turn === turn)!.messages.at(-1)!;
+    for (const turn of [1, 2, 3, 6]) expect(lastOf(turn).role, `turn ${turn}`).toBe(turn === 1 ? "user" : "tool");
+    expect(lastOf(4)).toMatchObject({ role: "user", hidden: true });
+    expect(lastOf(4).content).toMatch(/^\[TOOL_PROGRESS\] `read_file` has failed or repeated itself 3 times in a row; change strategy/);
+    expect(lastOf(5)).toMatchObject({ role: "user", hidden: true });
+    expect(lastOf(5).content).toMatch(/^\[TOOL_PROGRESS\] `read_file` has failed or repeated itself 4 times in a row;.*After 1 more such result it will be blocked/s);
+    // The thread keeps no hint: it was request data only.
+    expect(report.messages.filter((m) => m.content.includes("[TOOL_PROGRESS]"))).toEqual([]);
 
     const reason =
       "`read_file` has failed or repeated itself 5 times in a row (last: `report.md` does not exist); it is blocked for the rest of this run — change strategy or report what is missing";

@@ -1,10 +1,10 @@
-import { ToolMessage, type BaseMessage } from "@langchain/core/messages";
+import { HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { compose } from "../../../kernel/compose/index.js";
 import { definePlugin } from "../../../kernel/plugin/define-plugin.js";
 import type { KeelTool, ToolOutput } from "../../../kernel/plugin/types.js";
 import { createAgentRuntime } from "../../../kernel/loop/runtime.js";
-import { RunScope, systemClock, type StreamEventRecord } from "../../../kernel/loop/run-scope.js";
+import { RunScope, systemClock, type ModelRequestRecord, type StreamEventRecord } from "../../../kernel/loop/run-scope.js";
 import { ScriptedChatModel, type ScriptedTurn } from "../../../tools/testing/scripted-model.js";
 import { toolProgressPlugin, type ToolProgressValue } from "../../../plugins/tool-progress/index.js";
 import { PluginTester } from "../../../tools/testing/plugin-tester.js";
@@ -41,14 +41,20 @@ function setup(outputs: Record<string, ToolOutput[]>, config: Record<string, unk
 
 async function run(setupResult: ReturnType<typeof setup>, turns: ScriptedTurn[], opts: { threadId?: string; runId?: string; runtime?: ReturnType<typeof createAgentRuntime> } = {}) {
   const events: StreamEventRecord[] = [];
+  const requests: ModelRequestRecord[] = [];
   const runtime = opts.runtime ?? createAgentRuntime(setupResult.composition, { model: new ScriptedChatModel({ script: { turns } }) });
   const runId = opts.runId ?? "r1";
   const threadId = opts.threadId ?? "t1";
-  const scope = new RunScope(runId, threadId, systemClock, { event: (e) => events.push(e) });
+  const scope = new RunScope(runId, threadId, systemClock, { event: (e) => events.push(e), modelRequest: (r) => requests.push(r) });
   const result = await runtime.run({ threadId, runId, input: "go", scope });
   const results = result.messages.filter((m: BaseMessage): m is ToolMessage => ToolMessage.isInstance(m));
   const guards = events.filter((e) => e.event === "guard").map((e) => e.data as Record<string, unknown>);
-  return { result, results, guards, runtime, progress: result.values.toolProgress as ToolProgressValue };
+  // The hints each model request ended with (a hidden user message), by turn.
+  const hints = requests.map((r) => {
+    const last = r.messages.at(-1)!;
+    return HumanMessage.isInstance(last) && String(last.content).startsWith("[TOOL_PROGRESS]") ? String(last.content) : undefined;
+  });
+  return { result, results, guards, runtime, hints, progress: result.values.toolProgress as ToolProgressValue };
 }
 
 describe("tool-progress through a real runtime", () => {
@@ -100,10 +106,22 @@ describe("tool-progress through a real runtime", () => {
   it("gives at most 3 hints per run", async () => {
     const s = setup({ a: [fail()], b: [fail()] });
     const steps = Array.from({ length: 4 }, () => turn(call("a"), call("b")));
-    const { results } = await run(s, [...steps, { content: "done" }]);
-    const hinted = results.filter((r) => String(r.content).includes("[TOOL_PROGRESS]"));
-    expect(hinted.map((r) => r.name)).toEqual(["a", "b", "a"]);
+    const { results, hints } = await run(s, [...steps, { content: "done" }]);
+    // Steps 3 and 4 warn a and b each: three hints in all, the first two in one message.
+    expect(hints.map((h) => h?.match(/`[ab]`/g)?.join(" "))).toEqual([undefined, undefined, undefined, "`a` `b`", "`a`"]);
+    expect(results.some((r) => String(r.content).includes("[TOOL_PROGRESS]"))).toBe(false);
     expect(results).toHaveLength(8);
+  });
+
+  it("gives no hint to a forced final call, and leaves none waiting for the next run", async () => {
+    const s = setup({ flaky: [fail()] });
+    const model = new ScriptedChatModel({ script: { turns: [turn(call("flaky")), turn(call("flaky")), turn(call("flaky")), { content: "forced answer" }] } });
+    const runtime = createAgentRuntime(s.composition, { model, maxTurns: 4 });
+    const { hints, progress, guards } = await run(s, [], { runtime });
+    // The 3rd failure warns; the request after it is the forced final call (the turn cap): no hint.
+    expect(guards.map((g) => g.action)).toEqual(["warn"]);
+    expect(hints).toEqual([undefined, undefined, undefined, undefined]);
+    expect(progress.hints).toEqual({ runId: "r1", count: 1 });
   });
 
   it("a good result resets the count", async () => {
@@ -124,9 +142,10 @@ describe("tool-progress through a real runtime", () => {
 
   it("honours warnAfter/blockAfter from the config", async () => {
     const s = setup({ flaky: [fail()] }, { warnAfter: 1, blockAfter: 2 });
-    const { results } = await run(s, [turn(call("flaky")), turn(call("flaky")), turn(call("flaky")), { content: "done" }]);
+    const { results, hints } = await run(s, [turn(call("flaky")), turn(call("flaky")), turn(call("flaky")), { content: "done" }]);
     expect(s.runs.flaky).toBe(2);
-    expect(results[0]!.content).toContain("[TOOL_PROGRESS]");
+    expect(hints[1]).toMatch(/^\[TOOL_PROGRESS\] `flaky` has failed or repeated itself 1 times in a row/);
+    expect(results[0]!.content).toBe("backend unavailable");
     expect(results[1]!.content).toMatch(/^\[TOOL_BLOCKED\]/);
   });
 
