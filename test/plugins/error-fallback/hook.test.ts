@@ -97,6 +97,8 @@ describe("error-fallback wrapModelCall", () => {
     const response = await h.call();
     expect(h.calls).toBe(3);
     expect(keelMeta(response).errorFallback).toEqual({ type: "server_error", message: "internal error", retryable: true });
+    // The marker for clients that read messages rather than Keel's metadata.
+    expect(response.additional_kwargs).toMatchObject({ keelErrorFallback: true, errorType: "server_error", errorDetail: "internal error" });
     expect(response.content).toBe("The model provider failed (server_error after 3 attempts): internal error");
     expect(keelMeta(response).addedText).toBe(response.content);
     expect(usableText(response)).toBe("");
