@@ -1,8 +1,12 @@
+import { StackV1 } from "../../contracts/stack/v1.js";
 import type { CompositionProblem } from "../errors.js";
 import { isPluginLike, toPlugin } from "../plugin/define-plugin.js";
 import type { Plugin } from "../plugin/types.js";
 import { tick } from "./messages.js";
 import type { ComposeOptions, StackInput } from "./types.js";
+
+/** The keys a stack@1 may have. */
+const STACK_KEYS: ReadonlySet<string> = new Set(Object.keys(StackV1.properties));
 
 /** A stack entry resolved to a plugin, before any check. */
 export interface Candidate {
@@ -57,6 +61,18 @@ export function resolveStackEntries(stack: StackInput, options: ComposeOptions, 
       fix: "add a `plugins` array to the stack",
     });
     return [];
+  }
+
+  // Payload schemas are closed: a misspelt key (`ordr`) is a problem, not silently ignored.
+  for (const key of Object.keys(stack)) {
+    if (STACK_KEYS.has(key)) continue;
+    problems.push({
+      code: "KEEL_ERR_STACK_INVALID",
+      message: `stack ${tick(stackName)} has an unknown key ${tick(key)}; a stack@1 has ${[...STACK_KEYS].map(tick).join(", ")}`,
+      plugins: [],
+      pointer: `/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`,
+      fix: `remove ${tick(key)} or correct its spelling`,
+    });
   }
 
   if (typeof (stack as { extends?: unknown }).extends === "string") {

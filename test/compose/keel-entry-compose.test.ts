@@ -28,4 +28,19 @@ describe("compose as the `keel` package exports it", () => {
     expect(composition.plugins.get("workspace")?.plugin).toBe(workspace);
     expect(compose({ name: "s", plugins: ["workspace"] }, { plugins: { workspace } }).plugins.get("workspace")?.plugin).toBe(workspace);
   });
+
+  it("refuses a stack key stack@1 does not have (a typo is caught, not ignored), in the kernel's compose too", () => {
+    for (const run of [() => compose({ name: "s", plugins: ["workspace"], ordr: [] } as never), () => kernelCompose({ name: "s", plugins: [mine], ordr: [] } as never)]) {
+      const error = (() => {
+        try {
+          run();
+        } catch (e) {
+          return e as CompositionError;
+        }
+        return undefined;
+      })();
+      expect(error).toBeInstanceOf(CompositionError);
+      expect(error!.problems).toEqual([expect.objectContaining({ code: "KEEL_ERR_STACK_INVALID", pointer: "/ordr", message: expect.stringContaining("unknown key `ordr`") })]);
+    }
+  });
 });
