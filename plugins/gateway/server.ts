@@ -127,7 +127,7 @@ export async function createGateway(options: GatewayOptions): Promise<GatewayApp
           const http = toHttpError(refusal);
           await (reply as FastifyReply).code(http.status).type("application/json; charset=utf-8").send(http.body());
         }
-      })();
+      })().catch(() => reply.raw.destroy());
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
