@@ -20,6 +20,7 @@ export { canonicalJson, sha256Hex } from "./hashing.js";
 export { KERNEL_VERSION } from "./version.js";
 export type { WorkspacePort } from "./ports/workspace.js";
 export { WORKSPACE_PORT } from "./ports/workspace.js";
+export { MODEL_PORT, type ModelPort } from "./ports/model.js";
 export { ITEM_STORE_PORT, type ItemStore, type ItemValue, type StoredItem } from "./ports/item-store.js";
 export { UserItemStore } from "./ports/user-item-store.js";
 export { MemoryItemStore } from "./runs/memory-item-store.js";

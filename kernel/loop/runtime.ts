@@ -25,6 +25,7 @@ import { toolsStep } from "./tools-node.js";
 import { namespaceOf, streamGraph } from "./stream-graph.js";
 import { FENCE_CONFIG_KEY, fencedSaver } from "./fenced-saver.js";
 import { unwatchedFence, type RunFence } from "../ports/fence.js";
+import { MODEL_PORT, modelPort } from "../ports/model.js";
 import { describeModel, observeRun } from "../observe/observed.js";
 import type { RunObserver } from "../observe/run-observer.js";
 import { pausesAfterStep, runAfterAgentAtPause } from "./pause-hooks.js";
@@ -58,7 +59,7 @@ export interface AgentRuntimeOptions {
    * journaled (`model_call` named `summarize`) and counted in the agent's usage.
    */
   summarize?: SummarizeOption;
-  /** Ports the host supplies (e.g. a child-agent runner); they win over plugin-provided ones. */
+  /** Ports the host supplies (e.g. a child-agent runner); they win over plugin-provided ones and over the runtime's `model` port (kernel/ports/model.ts). */
   ports?: Readonly<Record<string, unknown>>;
   /** System prompt placed first in a new thread. */
   systemPrompt?: string;
@@ -158,7 +159,7 @@ const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0
  */
 export function createAgentRuntime(composition: Composition, options: AgentRuntimeOptions): AgentRuntime {
   const tools = collectTools(composition, options.tools ?? []);
-  const port = portLookup(composition, options.ports ?? {});
+  const port = portLookup(composition, { [MODEL_PORT]: modelPort(options.model), ...options.ports });
   const runs = new Map<string, RunDeps>();
   const checkpointer = options.checkpointer === false ? undefined : (options.checkpointer ?? new MemorySaver());
   const clock = options.clock ?? systemClock;

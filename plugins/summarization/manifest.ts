@@ -21,8 +21,7 @@ export const summarizationConfigSchema = {
     contextTokens: {
       type: "integer",
       minimum: 1000,
-      default: 128000,
-      description: "The model's context window in tokens (what `triggerFraction` is a fraction of).",
+      description: "The model's context window in tokens (what `triggerFraction` is a fraction of). Default: the model's own (`profile.maxInputTokens`, through the runtime's `model` port), else 128000.",
     },
     keepMessages: {
       type: "integer",

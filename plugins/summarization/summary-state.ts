@@ -20,7 +20,8 @@ export interface SummaryState {
 export interface SummarizationOptions {
   triggerMessages: number;
   triggerFraction: number;
-  contextTokens: number;
+  /** Unset: the model's context window (the `model` port), else DEFAULT_CONTEXT_TOKENS. */
+  contextTokens?: number;
   keepMessages: number;
 }
 

@@ -21,6 +21,7 @@ const KEEL = [
   "KERNEL_PRODUCES",
   "KERNEL_VERSION",
   "KeelError",
+  "MODEL_PORT",
   "MemoryItemStore",
   "PSEUDO_CHANNELS",
   "RunManager",

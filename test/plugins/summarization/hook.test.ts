@@ -2,6 +2,7 @@ import { type BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { isHidden, keelMeta, messageText } from "../../../kernel/loop/message-meta.js";
 import summarization, { SUMMARY_HEADING, type SummaryState } from "../../../plugins/summarization/index.js";
+import { ScriptedChatModel } from "../../../tools/testing/scripted-model.js";
 import { runWith, tool, toolsPlugin } from "../../loop/harness.js";
 
 const echo = toolsPlugin(tool("echo", (args) => `echo ${JSON.stringify(args)}`));
@@ -50,6 +51,27 @@ describe("summarization in a real runtime", () => {
     expect(types(run.requests[3]!.messages)).toEqual(["human", "human", "ai", "tool", "ai", "tool"]);
     expect(messageText(run.requests[2]!.messages[0]!)).toBe("go");
     expect(isHidden(run.requests[2]!.messages[1]!)).toBe(true);
+  });
+
+  it("takes the token trigger's context window from the model's profile unless `contextTokens` names one", async () => {
+    const turns = [call(1, { input_tokens: 1000, output_tokens: 10 }), call(2, { input_tokens: 50000, output_tokens: 10 }), call(3, { input_tokens: 1000, output_tokens: 10 }), { content: "Done." }];
+    class SmallContextModel extends ScriptedChatModel {
+      override get profile() {
+        return { maxInputTokens: 64_000 };
+      }
+    }
+    const compactedWith = async (contextTokens?: number) => {
+      const model = new SmallContextModel({ script: { turns } });
+      const config = { keepMessages: 2, ...(contextTokens === undefined ? {} : { contextTokens }) };
+      const run = await runWith([echo, summarization], { turns }, { compose: { config: [{ summarization: config }] }, runtime: { model } });
+      return compactions(run.events).map((c) => c.trigger);
+    };
+    // 50,010 reported tokens: over 0.6 × 64,000 (the model's window), under 0.6 × 128,000 (the default, and what the config names).
+    expect(await compactedWith()).toEqual(["tokens"]);
+    expect(await compactedWith(128_000)).toEqual([]);
+    // A model without a profile: the default window.
+    const plain = await runWith([echo, summarization], { turns }, { compose: { config: [{ summarization: { keepMessages: 2 } }] } });
+    expect(compactions(plain.events)).toEqual([]);
   });
 
   it("re-summarizes the earlier summary with the next cut", async () => {
